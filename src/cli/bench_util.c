@@ -1,0 +1,155 @@
+#include "bench_util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+double cz_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cz_bench_median_ns(void (*fn)(void *arg, size_t iters), void *arg, size_t iters, int samples)
+{
+    if (samples < 1) samples = 1;
+    if (iters < 1) iters = 1;
+    double *t = calloc((size_t)samples, sizeof *t);
+    if (!t) return -1;
+    fn(arg, iters < 16 ? iters : 16); /* warm caches and lazy tables */
+    for (int i = 0; i < samples; i++) {
+        double t0 = cz_now_ns();
+        fn(arg, iters);
+        t[i] = (cz_now_ns() - t0) / (double)iters;
+    }
+    qsort(t, (size_t)samples, sizeof *t, cmp_double);
+    double m = samples % 2 ? t[samples / 2] : 0.5 * (t[samples / 2 - 1] + t[samples / 2]);
+    free(t);
+    return m;
+}
+
+typedef struct {
+    char name[96];
+    char unit[24];
+    double value;
+    char *extra;
+} row_t;
+
+struct cz_bench_report {
+    char suite[32];
+    bool json;
+    row_t *rows;
+    size_t n, cap;
+};
+
+cz_bench_report *cz_bench_report_new(const char *suite, bool json)
+{
+    cz_bench_report *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    snprintf(r->suite, sizeof r->suite, "%s", suite);
+    r->json = json;
+    return r;
+}
+
+void cz_bench_report_add(cz_bench_report *r, const char *name, double value, const char *unit,
+                         const char *extra_json)
+{
+    if (!r) return;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        row_t *rows = realloc(r->rows, cap * sizeof *rows);
+        if (!rows) return;
+        r->rows = rows;
+        r->cap = cap;
+    }
+    row_t *row = &r->rows[r->n++];
+    snprintf(row->name, sizeof row->name, "%s", name);
+    snprintf(row->unit, sizeof row->unit, "%s", unit);
+    row->value = value;
+    row->extra = extra_json ? strdup(extra_json) : NULL;
+    if (!r->json) {
+        /* stream rows as they come so long suites show progress */
+        printf("%-40s %14.3f %-8s %s\n", name, value, unit, extra_json ? extra_json : "");
+        fflush(stdout);
+    }
+}
+
+static void machine(char *out, size_t n)
+{
+    char model[128] = "unknown cpu";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            if (!strncmp(line, "model name", 10)) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    c += 2;
+                    c[strcspn(c, "\n")] = 0;
+                    snprintf(model, sizeof model, "%s", c);
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    snprintf(out, n, "%s, %ld cpus", model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+int cz_bench_report_finish(cz_bench_report *r)
+{
+    if (!r) return 1;
+    char m[200];
+    machine(m, sizeof m);
+    if (r->json) {
+        printf("{\"suite\":\"%s\",\"machine\":\"%s\",\"results\":[", r->suite, m);
+        for (size_t i = 0; i < r->n; i++) {
+            printf("%s{\"name\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"%s%s}", i ? "," : "",
+                   r->rows[i].name, r->rows[i].value, r->rows[i].unit,
+                   r->rows[i].extra ? "," : "", r->rows[i].extra ? r->rows[i].extra : "");
+        }
+        printf("]}\n");
+    } else {
+        printf("# suite %s on %s\n", r->suite, m);
+    }
+    for (size_t i = 0; i < r->n; i++) free(r->rows[i].extra);
+    free(r->rows);
+    free(r);
+    return 0;
+}
+
+const char *cz_arg_str(int argc, char **argv, const char *flag, const char *def)
+{
+    for (int i = 0; i + 1 < argc; i++)
+        if (!strcmp(argv[i], flag)) return argv[i + 1];
+    return def;
+}
+
+long cz_arg_long(int argc, char **argv, const char *flag, long def)
+{
+    const char *v = cz_arg_str(argc, argv, flag, NULL);
+    if (!v) return def;
+    char *end;
+    long x = strtol(v, &end, 0);
+    if (*end) {
+        fprintf(stderr, "%s: expected a number, got '%s'\n", flag, v);
+        exit(2);
+    }
+    return x;
+}
+
+bool cz_arg_flag(int argc, char **argv, const char *flag)
+{
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], flag)) return true;
+    return false;
+}

@@ -1,0 +1,9 @@
+/* Subcommands of the `cuzk` CLI. Each takes the arguments after its name. */
+#ifndef CZ_CLI_COMMANDS_H
+#define CZ_CLI_COMMANDS_H
+
+int cz_bench_field(int argc, char **argv);
+int cz_bench_ntt(int argc, char **argv);
+int cz_bench_msm(int argc, char **argv);
+
+#endif

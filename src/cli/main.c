@@ -1,0 +1,59 @@
+/*
+ * cuzk — command-line front end. `cuzk <command> [options]`; `cuzk help`.
+ * Each command lives in its own file (bench_<suite>.c, ...); this file only
+ * dispatches.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+
+typedef struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} command_t;
+
+static const command_t bench_suites[] = {
+#ifdef CZ_HAVE_BENCH_FIELD
+    {"field", cz_bench_field, "field, group and pairing ns/op, both back-ends"},
+#endif
+#ifdef CZ_HAVE_BENCH_NTT
+    {"ntt", cz_bench_ntt, "NTT over Fr: --log-n K --threads T [--quotient]"},
+#endif
+#ifdef CZ_HAVE_BENCH_MSM
+    {"msm", cz_bench_msm, "Pippenger MSM: --group g1|g2 --log-n K --threads T"},
+#endif
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cuzk <command> [options]\n\ncommands:\n"
+               "  bench <suite> [--json] [options]   run a benchmark suite\n"
+               "  help                               this text\n\nbench suites:\n");
+    for (size_t i = 0; bench_suites[i].name; i++)
+        fprintf(f, "  %-8s %s\n", bench_suites[i].name, bench_suites[i].help);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "bench")) {
+        if (argc < 3) {
+            usage(stderr);
+            return 2;
+        }
+        for (size_t i = 0; bench_suites[i].name; i++)
+            if (!strcmp(argv[2], bench_suites[i].name))
+                return bench_suites[i].fn(argc - 2, argv + 2);
+        fprintf(stderr, "cuzk bench: unknown suite '%s'\n", argv[2]);
+        usage(stderr);
+        return 2;
+    }
+    fprintf(stderr, "cuzk: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
