@@ -51,6 +51,18 @@ typedef enum {
 /* Static, human-readable description of a status code; never NULL. */
 const char *cz_status_str(cz_status s);
 
+/* Detail for an error: calls that can say more than the status (which
+ * file, which section, which point, which constraint) take a nullable
+ * cz_errbuf* and write a one-line message into it. */
+typedef struct { char msg[320]; } cz_errbuf;
+
+/* printf into err (if non-NULL); returns st, so `return cz_err(e, st, ...)`. */
+cz_status cz_err(cz_errbuf *err, cz_status st, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #ifdef __cplusplus
 }
 #endif

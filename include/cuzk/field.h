@@ -159,12 +159,20 @@ void cz_fp2_frobenius(cz_fp2 *r, const cz_fp2 *a);
 /* zcash "lexicographically largest": compare c1 first, c0 if c1 == 0. */
 bool cz_fp2_is_lex_largest(const cz_fp2 *a);
 
-/* ---- Fp6 / Fp12 (cz_fp6_*, cz_fp12_*: see src/pairing/tower.c) ------------ */
+/* ---- Fp6 / Fp12 (cz_fp6_*, cz_fp12_*: see src/pairing/tower.c) ------------
+ * Fp6 = Fp2[v]/(v^3 - (u+1)), Fp12 = Fp6[w]/(w^2 - v). Same contracts as
+ * above (Montgomery form, out may alias inputs, constant time unless _var).
+ * frobenius(a, k) = a^(p^k) for any k (reduced mod 6 resp. 12); its
+ * coefficients are derived by tools/frobenius_coeffs.py. */
+void cz_fp6_set_zero(cz_fp6 *r);
+void cz_fp6_set_one(cz_fp6 *r);
+bool cz_fp6_is_zero(const cz_fp6 *a);
 void cz_fp6_add(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b);
 void cz_fp6_sub(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b);
 void cz_fp6_neg(cz_fp6 *r, const cz_fp6 *a);
 void cz_fp6_mul(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b);
 void cz_fp6_sqr(cz_fp6 *r, const cz_fp6 *a);
+/* r = a^-1; inverse of 0 is 0. */
 void cz_fp6_inv(cz_fp6 *r, const cz_fp6 *a);
 /* r = a·v */
 void cz_fp6_mul_by_nonresidue(cz_fp6 *r, const cz_fp6 *a);
@@ -176,9 +184,13 @@ void cz_fp12_mul(cz_fp12 *r, const cz_fp12 *a, const cz_fp12 *b);
 void cz_fp12_sqr(cz_fp12 *r, const cz_fp12 *a);
 /* Granger–Scott squaring; valid only in the cyclotomic subgroup. */
 void cz_fp12_cyclotomic_sqr(cz_fp12 *r, const cz_fp12 *a);
+/* r = a^-1; inverse of 0 is 0. */
 void cz_fp12_inv(cz_fp12 *r, const cz_fp12 *a);
+/* r = a^(p^6) = c0 - c1 w; equals a^-1 in the cyclotomic subgroup. */
 void cz_fp12_conj(cz_fp12 *r, const cz_fp12 *a);
 void cz_fp12_frobenius(cz_fp12 *r, const cz_fp12 *a, unsigned power);
+/* r = a^e, e given as n little-endian 64-bit limbs; constant time in a and
+ * in e for a fixed n (square and always multiply). */
 void cz_fp12_pow(cz_fp12 *r, const cz_fp12 *a, const uint64_t *e, size_t n);
 bool cz_fp12_eq(const cz_fp12 *a, const cz_fp12 *b);
 bool cz_fp12_is_one(const cz_fp12 *a);

@@ -1,4 +1,6 @@
 #include "cuzk/common.h"
+#include <stdarg.h>
+#include <stdio.h>
 
 const char *cz_status_str(cz_status s)
 {
@@ -27,4 +29,15 @@ const char *cz_status_str(cz_status s)
     case CZ_ERR_INTERNAL: return "internal error";
     }
     return "unknown status";
+}
+
+cz_status cz_err(cz_errbuf *err, cz_status st, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return st;
 }

@@ -1,46 +1,53 @@
 /*
  * Back-end selection for the Montgomery kernels.
  *
- * The pointers start on the portable kernels; a constructor switches them
- * to the MULX/ADX kernels when the CPU has BMI2+ADX, so every caller gets
- * the fast path without an init call. cz_ff_set_backend() lets tests and
- * benchmarks force either one.
+ * cz__ff_use_adx starts at 0 (portable); a load-time constructor switches
+ * to the MULX/ADX kernels when CPUID reports BMI2 and ADX, so every caller
+ * gets the fast path without an init call. cz_ff_set_backend() lets tests
+ * and benchmarks force either one. The flag is a plain int read on every
+ * mul/sqr; it is written only by the constructor and by set_backend, which
+ * callers must not run concurrently with field arithmetic.
  */
 #include "ff_internal.h"
+#if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#endif
 
-cz_mul_fn cz__fp_mul_fn = cz__fp_mul_portable;
-cz_sqr_fn cz__fp_sqr_fn = cz__fp_sqr_portable;
-cz_mul_fn cz__fr_mul_fn = cz__fr_mul_portable;
-cz_sqr_fn cz__fr_sqr_fn = cz__fr_sqr_portable;
-
-static cz_ff_backend current = CZ_FF_PORTABLE;
+int cz__ff_use_adx = 0;
 
 bool cz_ff_adx_supported(void)
 {
+#if CZ_HAVE_ADX_ASM
     unsigned a, b, c, d;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
     return (b & (1u << 8)) && (b & (1u << 19)); /* BMI2, ADX */
+#else
+    return false;
+#endif
 }
 
 cz_status cz_ff_set_backend(cz_ff_backend b)
 {
-    if (b == CZ_FF_AUTO) b = CZ_FF_PORTABLE; /* TODO(ff): ADX when supported */
+    if (b == CZ_FF_AUTO) b = cz_ff_adx_supported() ? CZ_FF_ADX : CZ_FF_PORTABLE;
     switch (b) {
     case CZ_FF_PORTABLE:
-        cz__fp_mul_fn = cz__fp_mul_portable;
-        cz__fp_sqr_fn = cz__fp_sqr_portable;
-        cz__fr_mul_fn = cz__fr_mul_portable;
-        cz__fr_sqr_fn = cz__fr_sqr_portable;
-        current = b;
+        cz__ff_use_adx = 0;
         return CZ_OK;
     case CZ_FF_ADX:
+        if (!cz_ff_adx_supported()) return CZ_ERR_UNSUPPORTED;
+        cz__ff_use_adx = 1;
+        return CZ_OK;
     default:
-        return CZ_ERR_UNSUPPORTED;
+        return CZ_ERR_INVALID_ARG;
     }
 }
 
-cz_ff_backend cz_ff_get_backend(void) { return current; }
+__attribute__((constructor)) static void cz_ff_init_backend(void)
+{
+    cz__ff_use_adx = cz_ff_adx_supported();
+}
+
+cz_ff_backend cz_ff_get_backend(void) { return cz__ff_use_adx ? CZ_FF_ADX : CZ_FF_PORTABLE; }
 
 const char *cz_ff_backend_name(cz_ff_backend b)
 {

@@ -1,29 +1,36 @@
 /*
- * Internal to src/ff: back-end function pointers and small helpers.
+ * Internal to src/ff (and the ff tests): back-end kernels and helpers.
  *
- * cz__fp_mul_fn & co. point at the portable or the MULX/ADX kernels; they
- * are set once by cz_ff_set_backend() (or at load time to the best
- * supported). Kernels take raw limb arrays, inputs < m, output < m, and
- * allow out to alias inputs.
+ * Back-end selection (see ff_dispatch.c): cz__ff_use_adx is set once, at
+ * load time by a constructor (best supported) or by cz_ff_set_backend().
+ * The public cz_fp_mul & co. test it and call a kernel directly (no
+ * function pointer: see field_impl.h for why).
+ *
+ * Kernels take raw limb arrays in Montgomery form: inputs < m, output < m,
+ * out may alias any input, constant time. The _adx kernels exist only on
+ * x86-64 (CZ_HAVE_ADX_ASM) and must only run when cz_ff_adx_supported().
  */
 #ifndef CZ_FF_INTERNAL_H
 #define CZ_FF_INTERNAL_H
 
 #include "cuzk/field.h"
+#include "mont_adx.h"
 
-typedef void (*cz_mul_fn)(uint64_t *r, const uint64_t *a, const uint64_t *b);
-typedef void (*cz_sqr_fn)(uint64_t *r, const uint64_t *a);
-
-extern cz_mul_fn cz__fp_mul_fn;
-extern cz_sqr_fn cz__fp_sqr_fn;
-extern cz_mul_fn cz__fr_mul_fn;
-extern cz_sqr_fn cz__fr_sqr_fn;
+/* 1 while the MULX/ADX kernels are selected. */
+extern int cz__ff_use_adx;
 
 /* Portable kernels (always built). */
 void cz__fp_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b);
 void cz__fp_sqr_portable(uint64_t *r, const uint64_t *a);
 void cz__fr_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b);
 void cz__fr_sqr_portable(uint64_t *r, const uint64_t *a);
+#if CZ_HAVE_ADX_ASM
+/* MULX/ADX kernels (x86-64 builds; run only when the CPU has BMI2+ADX). */
+void cz__fp_mul_adx(uint64_t *r, const uint64_t *a, const uint64_t *b);
+void cz__fp_sqr_adx(uint64_t *r, const uint64_t *a);
+void cz__fr_mul_adx(uint64_t *r, const uint64_t *a, const uint64_t *b);
+void cz__fr_sqr_adx(uint64_t *r, const uint64_t *a);
+#endif
 
 extern const uint64_t CZ_fp_one_limbs[6];
 extern const uint64_t CZ_fr_one_limbs[4];

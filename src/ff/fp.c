@@ -11,6 +11,9 @@ static const uint64_t fp_MINV = 0x89f3fffcfffcfffdULL; /* -p^-1 mod 2^64 */
 static const uint64_t fp_R2[6] = {
     0xf4df1f341c341746ULL, 0x0a76e6a609d104f1ULL, 0x8de5476c4c95b6d5ULL,
     0x67eb88a9939d83c0ULL, 0x9a793e85b519952dULL, 0x11988fe592cae3aaULL};
+static const uint64_t fp_R3[6] = {
+    0xed48ac6bd94ca1e0ULL, 0x315f831e03a7adf8ULL, 0x9a53352a615e29ddULL,
+    0x34c04e5e921e1761ULL, 0x2512d43565724728ULL, 0x0aa6346091755d4dULL};
 /* 2^256 in Montgomery form (2^256·R mod p), for from_uniform_bytes. */
 static const cz_fp fp_TWO256 = {{
     0x075b3cd7c5ce820fULL, 0x3ec6ba621c3edb0bULL, 0x168a13d82bff6bceULL,
@@ -27,15 +30,12 @@ const cz_fp CZ_FP_ONE = {{
     0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL,
     0x77ce585370525745ULL, 0x5c071a97a256ec6dULL, 0x15f65ec3fa80e493ULL}};
 
-void cz__fp_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b)
-{
-    cz_mont_mul(r, a, b, fp_M, fp_MINV, 6);
-}
-
-void cz__fp_sqr_portable(uint64_t *r, const uint64_t *a)
-{
-    cz_mont_mul(r, a, a, fp_M, fp_MINV, 6);
-}
+#if CZ_HAVE_ADX_ASM
+static const cz_adx_mod fp_ADX_MOD = {{
+    0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
+    0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL,
+    0x89f3fffcfffcfffdULL, 0}};
+#endif
 
 CZ_FIELD_IMPL(fp, 6, 48)
 
@@ -53,8 +53,9 @@ bool cz_fp_sqrt(cz_fp *r, const cz_fp *a)
     cz_fp s, t;
     cz_fp_pow(&s, a, fp_SQRT_EXP, 6);
     cz_fp_sqr(&t, &s);
+    bool ok = cz_fp_eq(&t, a); /* before writing r: r may alias a */
     *r = s;
-    return cz_fp_eq(&t, a);
+    return ok;
 }
 
 int cz_fp_legendre(const cz_fp *a)
@@ -63,12 +64,6 @@ int cz_fp_legendre(const cz_fp *a)
     cz_fp_pow(&t, a, fp_HALF, 6);
     if (cz_fp_is_zero(&t)) return 0;
     return cz_fp_is_one(&t) ? 1 : -1;
-}
-
-void cz_fp_inv_var(cz_fp *r, const cz_fp *a)
-{
-    /* TODO(ff): binary extended Euclid; Fermat for now. */
-    cz_fp_inv(r, a);
 }
 
 bool cz_fp_is_odd(const cz_fp *a)

@@ -69,8 +69,9 @@ void cz_fp2_mul_by_nonresidue(cz_fp2 *r, const cz_fp2 *a)
 
 void cz_fp2_mul_fp(cz_fp2 *r, const cz_fp2 *a, const cz_fp *b)
 {
-    cz_fp_mul(&r->c0, &a->c0, b);
-    cz_fp_mul(&r->c1, &a->c1, b);
+    cz_fp t = *b; /* b may alias r->c0 */
+    cz_fp_mul(&r->c0, &a->c0, &t);
+    cz_fp_mul(&r->c1, &a->c1, &t);
 }
 
 void cz_fp2_inv(cz_fp2 *r, const cz_fp2 *a)
@@ -100,4 +101,58 @@ bool cz_fp2_is_lex_largest(const cz_fp2 *a)
 {
     if (!cz_fp_is_zero(&a->c1)) return cz_fp_is_lex_largest(&a->c1);
     return cz_fp_is_lex_largest(&a->c0);
+}
+
+/* r = a^e for a public exponent e (n limbs): square and multiply. The
+ * sequence of operations depends on e only, so this is constant time in a. */
+static void fp2_pow_public(cz_fp2 *r, const cz_fp2 *a, const uint64_t *e, size_t n)
+{
+    cz_fp2 acc = {CZ_FP_ONE, CZ_FP_ZERO}, base = *a;
+    int started = 0;
+    for (size_t i = n; i-- > 0;) {
+        for (int b = 63; b >= 0; b--) {
+            if (started) cz_fp2_sqr(&acc, &acc);
+            if ((e[i] >> b) & 1) {
+                cz_fp2_mul(&acc, &acc, &base);
+                started = 1;
+            }
+        }
+    }
+    *r = acc;
+}
+
+/* (p-3)/4 and (p-1)/2 */
+static const uint64_t fp_P_M3_DIV4[6] = {
+    0xee7fbfffffffeaaaULL, 0x07aaffffac54ffffULL, 0xd9cc34a83dac3d89ULL,
+    0xd91dd2e13ce144afULL, 0x92c6e9ed90d2eb35ULL, 0x0680447a8e5ff9a6ULL};
+static const uint64_t fp_P_M1_DIV2[6] = {
+    0xdcff7fffffffd555ULL, 0x0f55ffff58a9ffffULL, 0xb39869507b587b12ULL,
+    0xb23ba5c279c2895fULL, 0x258dd3db21a5d66bULL, 0x0d0088f51cbff34dULL};
+
+bool cz_fp2_sqrt(cz_fp2 *r, const cz_fp2 *a)
+{
+    /* Adj & Rodríguez-Henríquez, "Square root computation over even
+     * extension fields", Algorithm 9 (q = p^2, p = 3 mod 4):
+     *   a1 = a^((p-3)/4), alpha = a1^2·a = a^((p-1)/2), x0 = a1·a;
+     *   alpha = -1 -> x = u·x0; otherwise x = (1+alpha)^((p-1)/2)·x0.
+     * Both candidates are computed and one chosen with cmov; the result
+     * is accepted only if x^2 == a (non-squares return false). */
+    cz_fp2 a1, alpha, x0, xu, b, one = {CZ_FP_ONE, CZ_FP_ZERO}, minus_one, t;
+    cz_fp_neg(&minus_one.c0, &CZ_FP_ONE);
+    minus_one.c1 = CZ_FP_ZERO;
+    fp2_pow_public(&a1, a, fp_P_M3_DIV4, 6);
+    cz_fp2_sqr(&alpha, &a1);
+    cz_fp2_mul(&alpha, &alpha, a);
+    cz_fp2_mul(&x0, &a1, a);
+    /* u·(c0 + c1 u) = -c1 + c0 u */
+    cz_fp_neg(&xu.c0, &x0.c1);
+    xu.c1 = x0.c0;
+    cz_fp2_add(&b, &one, &alpha);
+    fp2_pow_public(&b, &b, fp_P_M1_DIV2, 6);
+    cz_fp2_mul(&b, &b, &x0);
+    cz_fp2_cmov(&x0, &b, &xu, cz_fp2_eq(&alpha, &minus_one));
+    cz_fp2_sqr(&t, &x0);
+    bool ok = cz_fp2_eq(&t, a); /* before writing r: r may alias a */
+    *r = x0;
+    return ok;
 }

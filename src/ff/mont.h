@@ -19,50 +19,59 @@
 
 typedef unsigned __int128 cz_u128;
 
-/* r = a - m if a >= m else a (a < 2m, fits N limbs). */
+/* Carry primitives. On x86-64 the ADC/SBB intrinsics (base ISA, no -m
+ * flag needed) give straight add-with-carry chains; the __int128 forms
+ * make GCC juggle 128-bit temporaries and cost ~3x more. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <x86intrin.h>
+typedef unsigned char cz_carry_t;
+#define CZ_ADC(c, a, b, out) ((c) = _addcarry_u64((c), (a), (b), (unsigned long long *)(out)))
+#define CZ_SBB(c, a, b, out) ((c) = _subborrow_u64((c), (a), (b), (unsigned long long *)(out)))
+#else
+typedef uint64_t cz_carry_t;
+#define CZ_ADC(c, a, b, out)                                                           \
+    do {                                                                               \
+        cz_u128 s_ = (cz_u128)(a) + (b) + (c);                                         \
+        *(out) = (uint64_t)s_;                                                         \
+        (c) = (uint64_t)(s_ >> 64);                                                    \
+    } while (0)
+#define CZ_SBB(c, a, b, out)                                                           \
+    do {                                                                               \
+        cz_u128 d_ = (cz_u128)(a) - (b) - (c);                                         \
+        *(out) = (uint64_t)d_;                                                         \
+        (c) = (uint64_t)(d_ >> 64) & 1;                                                \
+    } while (0)
+#endif
+
+/* r = a - m if a >= m else a (one conditional subtraction). */
 static inline void cz_mont_reduce_once(uint64_t *r, const uint64_t *a, const uint64_t *m, int N)
 {
     uint64_t t[8];
-    uint64_t borrow = 0;
-    for (int i = 0; i < N; i++) {
-        cz_u128 d = (cz_u128)a[i] - m[i] - borrow;
-        t[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
+    cz_carry_t borrow = 0;
+    for (int i = 0; i < N; i++) CZ_SBB(borrow, a[i], m[i], &t[i]);
     /* borrow = 1 means a < m: keep a. */
-    uint64_t keep = 0 - borrow;
+    uint64_t keep = 0 - (uint64_t)borrow;
     for (int i = 0; i < N; i++)
         r[i] = (a[i] & keep) | (t[i] & ~keep);
 }
 
+/* m < 2^(64N-1): a + b < 2m fits N limbs, no carry out. */
 static inline void cz_mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m, int N)
 {
     uint64_t s[8];
-    uint64_t c = 0;
-    for (int i = 0; i < N; i++) {
-        cz_u128 t = (cz_u128)a[i] + b[i] + c;
-        s[i] = (uint64_t)t;
-        c = (uint64_t)(t >> 64);
-    }
+    cz_carry_t c = 0;
+    for (int i = 0; i < N; i++) CZ_ADC(c, a[i], b[i], &s[i]);
     cz_mont_reduce_once(r, s, m, N);
 }
 
 static inline void cz_mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m, int N)
 {
     uint64_t s[8];
-    uint64_t borrow = 0;
-    for (int i = 0; i < N; i++) {
-        cz_u128 d = (cz_u128)a[i] - b[i] - borrow;
-        s[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
-    uint64_t mask = 0 - borrow; /* add m back when a < b */
-    uint64_t c = 0;
-    for (int i = 0; i < N; i++) {
-        cz_u128 t = (cz_u128)s[i] + (m[i] & mask) + c;
-        r[i] = (uint64_t)t;
-        c = (uint64_t)(t >> 64);
-    }
+    cz_carry_t borrow = 0;
+    for (int i = 0; i < N; i++) CZ_SBB(borrow, a[i], b[i], &s[i]);
+    uint64_t mask = 0 - (uint64_t)borrow; /* add m back when a < b */
+    cz_carry_t c = 0;
+    for (int i = 0; i < N; i++) CZ_ADC(c, s[i], m[i] & mask, &r[i]);
 }
 
 static inline void cz_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m, int N)
@@ -71,11 +80,11 @@ static inline void cz_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m
     uint64_t nz = 0;
     for (int i = 0; i < N; i++) nz |= a[i];
     uint64_t mask = 0 - (uint64_t)((nz | (0 - nz)) >> 63);
-    uint64_t borrow = 0;
+    cz_carry_t borrow = 0;
     for (int i = 0; i < N; i++) {
-        cz_u128 d = (cz_u128)m[i] - a[i] - borrow;
-        r[i] = (uint64_t)d & mask;
-        borrow = (uint64_t)(d >> 64) & 1;
+        uint64_t d;
+        CZ_SBB(borrow, m[i], a[i], &d);
+        r[i] = d & mask;
     }
 }
 
@@ -109,6 +118,52 @@ static inline void cz_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
     }
     /* t < 2m and, with a spare top bit in m, t[N] == 0. */
     cz_mont_reduce_once(r, t, m, N);
+}
+
+/* Dedicated Montgomery squaring: r = a^2·2^(-64N) mod m. The 2N-limb
+ * square computes each cross product a_i·a_j (i < j) once and doubles
+ * the sum (N(N-1)/2 + N multiplications instead of N^2), then N rows of
+ * Montgomery reduction (separated operand scanning). */
+static inline void cz_mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m, uint64_t minv, int N)
+{
+    uint64_t w[16] = {0};
+    for (int i = 0; i < N; i++) {
+        uint64_t c = 0;
+        for (int j = i + 1; j < N; j++) {
+            cz_u128 p = (cz_u128)a[i] * a[j] + w[i + j] + c;
+            w[i + j] = (uint64_t)p;
+            c = (uint64_t)(p >> 64);
+        }
+        w[i + N] = c;
+    }
+    /* double: a^2 < 2^(128N-2), so no bit leaves w[2N-1] */
+    for (int k = 2 * N - 1; k > 0; k--) w[k] = (w[k] << 1) | (w[k - 1] >> 63);
+    w[0] <<= 1;
+    uint64_t c = 0;
+    for (int i = 0; i < N; i++) {
+        cz_u128 p = (cz_u128)a[i] * a[i];
+        cz_u128 s = (cz_u128)w[2 * i] + (uint64_t)p + c;
+        w[2 * i] = (uint64_t)s;
+        s = (cz_u128)w[2 * i + 1] + (uint64_t)(p >> 64) + (uint64_t)(s >> 64);
+        w[2 * i + 1] = (uint64_t)s;
+        c = (uint64_t)(s >> 64);
+    }
+    /* reduction: row i clears w[i]; `top` carries into the next row's w[i+N] */
+    uint64_t top = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t q = w[i] * minv;
+        uint64_t cc = 0;
+        for (int j = 0; j < N; j++) {
+            cz_u128 p = (cz_u128)q * m[j] + w[i + j] + cc;
+            w[i + j] = (uint64_t)p;
+            cc = (uint64_t)(p >> 64);
+        }
+        cz_u128 s = (cz_u128)w[i + N] + cc + top;
+        w[i + N] = (uint64_t)s;
+        top = (uint64_t)(s >> 64);
+    }
+    /* result < 2m < 2^(64N): top is 0 here */
+    cz_mont_reduce_once(r, w + N, m, N);
 }
 
 /* Montgomery reduction of a single-width value: r = a·2^(-64N) mod m
@@ -148,6 +203,100 @@ static inline void cz_limbs_cmov(uint64_t *r, const uint64_t *a, const uint64_t 
 {
     uint64_t mask = 0 - (flag & 1);
     for (int i = 0; i < N; i++) r[i] = (a[i] & ~mask) | (b[i] & mask);
+}
+
+/* ---- variable-time helpers (public data only) ---------------------------- */
+
+/* r = a - b over N limbs; returns the borrow. */
+static inline uint64_t cz_limbs_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, int N)
+{
+    uint64_t borrow = 0;
+    for (int i = 0; i < N; i++) {
+        cz_u128 d = (cz_u128)a[i] - b[i] - borrow;
+        r[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    return borrow;
+}
+
+/* x = x·2^(-k) mod m for x < m, 1 <= k <= 63: add q·m with
+ * q = x·minv mod 2^k so that the sum is divisible by 2^k, then shift
+ * (one N×1 multiplication for k halvings). */
+static inline void cz_mont_div2k_var(uint64_t *x, unsigned k, const uint64_t *m, uint64_t minv, int N)
+{
+    uint64_t q = (x[0] * minv) & ((UINT64_C(1) << k) - 1);
+    uint64_t t[9];
+    uint64_t c = 0;
+    for (int i = 0; i < N; i++) {
+        cz_u128 p = (cz_u128)q * m[i] + x[i] + c;
+        t[i] = (uint64_t)p;
+        c = (uint64_t)(p >> 64);
+    }
+    t[N] = c;
+    for (int i = 0; i < N; i++) x[i] = (t[i] >> k) | (t[i + 1] << (64 - k));
+    /* (x + q·m)/2^k < m(1 + 2^k)/2^k < 2m */
+    cz_mont_reduce_once(x, x, m, N);
+}
+
+static inline unsigned cz_limbs_ctz_var(const uint64_t *a, int N)
+{
+    for (int i = 0; i < N; i++)
+        if (a[i]) return (unsigned)(64 * i + __builtin_ctzll(a[i]));
+    return (unsigned)(64 * N);
+}
+
+static inline void cz_limbs_shr_var(uint64_t *a, unsigned k, int N)
+{
+    unsigned w = k / 64, b = k % 64;
+    for (int i = 0; i < N; i++) {
+        uint64_t lo = (i + (int)w < N) ? a[i + w] : 0;
+        uint64_t hi = (i + (int)w + 1 < N) ? a[i + w + 1] : 0;
+        a[i] = b ? (lo >> b) | (hi << (64 - b)) : lo;
+    }
+}
+
+static inline int cz_limbs_is_one_var(const uint64_t *a, int N)
+{
+    if (a[0] != 1) return 0;
+    for (int i = 1; i < N; i++)
+        if (a[i]) return 0;
+    return 1;
+}
+
+/* r = a^-1 mod m for canonical 0 < a < m, m an odd prime, m < 2^(64N-1):
+ * binary extended Euclid (Guide to ECC, alg. 2.22) on u = a, v = m with
+ * x1·a = u, x2·a = v (mod m) kept invariant. Runs of trailing zeros are
+ * stripped at once (cz_mont_div2k_var). Variable time. */
+static inline void cz_binary_inv_var(uint64_t *r, const uint64_t *a, const uint64_t *m, uint64_t minv, int N)
+{
+    uint64_t u[8], v[8], x1[8] = {1}, x2[8] = {0}, d[8];
+    memcpy(u, a, 8 * (size_t)N);
+    memcpy(v, m, 8 * (size_t)N);
+    for (int i = 1; i < N; i++) x1[i] = 0;
+    for (;;) {
+        unsigned k = cz_limbs_ctz_var(u, N);
+        if (k) {
+            cz_limbs_shr_var(u, k, N);
+            for (; k > 63; k -= 63) cz_mont_div2k_var(x1, 63, m, minv, N);
+            cz_mont_div2k_var(x1, k, m, minv, N);
+        }
+        k = cz_limbs_ctz_var(v, N);
+        if (k) {
+            cz_limbs_shr_var(v, k, N);
+            for (; k > 63; k -= 63) cz_mont_div2k_var(x2, 63, m, minv, N);
+            cz_mont_div2k_var(x2, k, m, minv, N);
+        }
+        if (cz_limbs_is_one_var(u, N)) { memcpy(r, x1, 8 * (size_t)N); return; }
+        if (cz_limbs_is_one_var(v, N)) { memcpy(r, x2, 8 * (size_t)N); return; }
+        /* both odd and > 1, distinct (gcd = 1): the difference is even, > 0 */
+        if (!cz_limbs_sub(d, u, v, N)) {
+            memcpy(u, d, 8 * (size_t)N);
+            cz_mont_sub(x1, x1, x2, m, N);
+        } else {
+            cz_limbs_sub(v, v, u, N);
+            cz_mont_sub(x2, x2, x1, m, N);
+        }
+    }
 }
 
 #endif /* CZ_FF_MONT_H */

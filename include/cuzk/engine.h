@@ -1,0 +1,348 @@
+/*
+ * cuzk — the proving engine: a persistent, pipelined scheduler that turns
+ * proof jobs (a circuit id, an opaque payload such as a vanilla proof, N
+ * partitions) into proofs through an abstract prover back-end.
+ *
+ * Stages (see the DESIGN comment in src/engine/engine.c):
+ *   submit -> dispatcher (priority, then FIFO; one memory budget; parameter
+ *   manager) -> synthesis workers -> bounded priority channel -> prover
+ *   workers (per-device lock) -> finalizers -> assembly (+ self-verify).
+ *
+ * Threading: every cz_engine_* call is thread safe, except cz_engine_destroy,
+ * which must not race with any other call on the same engine. The back-end
+ * callbacks are called concurrently from the engine's stage threads and must
+ * be thread safe; the engine never holds its internal lock while calling
+ * them (except the two trivial timeline/on_done callbacks, see below).
+ *
+ * Durability: jobs live in memory only. After a restart await answers
+ * CZ_ERR_NOT_FOUND ("unknown job") and the client resubmits.
+ */
+#ifndef CUZK_ENGINE_H
+#define CUZK_ENGINE_H
+
+#include <stdio.h>
+#include "cuzk/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cz_engine cz_engine;
+typedef uint64_t cz_job_id; /* 0 is never a valid job id */
+
+/* Scheduling order: higher value first, then older (FIFO by submission). */
+typedef enum {
+    CZ_PRIO_LOW = 0,
+    CZ_PRIO_NORMAL = 1,
+    CZ_PRIO_HIGH = 2,
+    CZ_PRIO_CRITICAL = 3
+} cz_priority;
+
+typedef enum {
+    CZ_JOB_QUEUED = 0,  /* accepted, no partition started yet */
+    CZ_JOB_RUNNING,     /* at least one partition reserved/started */
+    CZ_JOB_DONE,        /* terminal: proof available */
+    CZ_JOB_FAILED,      /* terminal: first failing partition named in error */
+    CZ_JOB_CANCELLED    /* terminal: cancelled (or cancelled by shutdown) */
+} cz_job_state;
+
+const char *cz_job_state_str(cz_job_state s);
+const char *cz_priority_str(cz_priority p);
+/* "low" | "normal" | "high" | "critical" (case-insensitive). */
+CZ_WUR cz_status cz_priority_parse(const char *s, cz_priority *out);
+
+/* ------------------------------------------------------------------------
+ * Back-end abstraction
+ * ------------------------------------------------------------------------ */
+
+/* Bytes one circuit costs. The engine charges params_bytes to the budget
+ * while its parameters are resident, and abc_bytes + rest_bytes per
+ * in-flight partition (reserved before synthesis starts; abc_bytes returned
+ * right after prove_start, rest_bytes after prove_finish). These must be the
+ * circuit's real sizes: the budget is only as good as this estimate. */
+typedef struct {
+    uint64_t params_bytes;  /* converted in-memory parameters (not the file size) */
+    uint64_t abc_bytes;     /* a, b, c at the padded domain size (3 * 32 * m) */
+    uint64_t rest_bytes;    /* assignments, density, NTT/MSM working sets, ... */
+    size_t proof_bytes;     /* bytes of one partition proof (192 for Groth16) */
+} cz_engine_estimate;
+
+/* Per-phase durations a back-end call reports (for TIMELINE lines and the
+ * partition records). Names are short identifiers ([a-z0-9_], < 16 chars),
+ * logged as "<name>_ms=". Unused entries: n stops before them. */
+#define CZ_ENGINE_MAX_PHASES 8
+typedef struct {
+    unsigned n;
+    struct { char name[16]; double ms; } phase[CZ_ENGINE_MAX_PHASES];
+} cz_engine_timings;
+/* Appends (name, ms) if room is left; silently ignores overflow. */
+void cz_engine_timings_add(cz_engine_timings *t, const char *name, double ms);
+
+/* What a back-end sees of a job. Pointers stay valid for the call. */
+typedef struct {
+    cz_job_id id;
+    const char *circuit_id;
+    const uint8_t *payload;
+    size_t payload_len;
+    uint32_t num_partitions;
+    void *prepared; /* what prepare_job returned (NULL without prepare_job) */
+} cz_engine_job_view;
+
+/* Cooperative cancellation: synthesize may poll it and return
+ * CZ_ERR_CANCELLED early; the engine also stops the partition at the next
+ * stage boundary whatever the back-end does. */
+typedef struct cz_engine_cancel_token cz_engine_cancel_token;
+bool cz_engine_cancel_requested(const cz_engine_cancel_token *c);
+
+/* A device (GPU, or a CPU "device"): prover workers of one device share its
+ * lock, which must cover only the heavy (kernel) region, so one worker's
+ * CPU preparation overlaps the other's kernels. See backend_locks_device. */
+typedef struct cz_engine_device cz_engine_device;
+unsigned cz_engine_device_index(const cz_engine_device *d);
+void cz_engine_device_lock(cz_engine_device *d);
+void cz_engine_device_unlock(cz_engine_device *d);
+
+/* The vtable. Every callback gets ctx first. msg/msglen: a buffer for an
+ * actionable error message (may be left empty; always NUL-terminated by the
+ * engine before the call). Ownership rules are part of the contract:
+ *  - synthesize: on CZ_OK *synth is a new object the engine owns (it is
+ *    either passed to prove_start or freed with free_synth).
+ *  - prove_start: CONSUMES synth in every case (frees a/b/c before it
+ *    returns, frees everything on error); on CZ_OK *pending is a new object
+ *    (passed to prove_finish or freed with free_pending, which must be safe
+ *    for a pending that is never finished).
+ *  - prove_finish: CONSUMES pending in every case; on CZ_OK writes exactly
+ *    estimate.proof_bytes bytes to proof.
+ * Optional callbacks may be NULL: prepare_job/release_job, verify,
+ * unload_params (then params are freed by nothing: the back-end owns them). */
+typedef struct cz_engine_backend {
+    void *ctx;
+    /* Sizes for circuit_id; CZ_ERR_NOT_FOUND for an unknown circuit. Called
+     * at submission (cached per circuit id afterwards). */
+    cz_status (*estimate)(void *ctx, const char *circuit_id, cz_engine_estimate *out,
+                          char *msg, size_t msglen);
+    cz_status (*load_params)(void *ctx, const char *circuit_id, void **params,
+                             char *msg, size_t msglen);
+    void (*unload_params)(void *ctx, const char *circuit_id, void *params);
+    /* Parse the payload once per job (called by the dispatcher before the
+     * job's first synthesis); the result is job->prepared for every later
+     * call and is released with release_job when the job ends. */
+    cz_status (*prepare_job)(void *ctx, void *params, const cz_engine_job_view *job,
+                             void **prepared, char *msg, size_t msglen);
+    void (*release_job)(void *ctx, void *prepared);
+    cz_status (*synthesize)(void *ctx, void *params, const cz_engine_job_view *job,
+                            uint32_t partition, const cz_engine_cancel_token *cancel,
+                            void **synth, cz_engine_timings *t, char *msg, size_t msglen);
+    cz_status (*prove_start)(void *ctx, void *params, void *synth, cz_engine_device *dev,
+                             void **pending, cz_engine_timings *t, char *msg, size_t msglen);
+    cz_status (*prove_finish)(void *ctx, void *params, void *pending, uint8_t *proof,
+                              cz_engine_timings *t, char *msg, size_t msglen);
+    void (*free_synth)(void *ctx, void *synth);
+    void (*free_pending)(void *ctx, void *pending);
+    /* Self-verification of the assembled proof (partitions concatenated in
+     * partition order). CZ_OK = valid. */
+    cz_status (*verify)(void *ctx, void *params, const cz_engine_job_view *job,
+                        const uint8_t *proof, size_t proof_len, char *msg, size_t msglen);
+    /* false: the engine holds the device lock around the whole prove_start.
+     * true: prove_start takes cz_engine_device_lock itself around its
+     * kernel region only (the better choice for a real GPU back-end). */
+    bool backend_locks_device;
+} cz_engine_backend;
+
+/* ------------------------------------------------------------------------
+ * Configuration
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    unsigned partition_workers;   /* synthesis workers (default 2) */
+    unsigned synthesis_lookahead; /* channel capacity = max(this, partition_workers) (default 1) */
+    unsigned devices;             /* default 1 */
+    unsigned workers_per_device;  /* prover workers per device (default 2) */
+    unsigned finalizers;          /* prove_finish workers (default 1) */
+    /* Memory budget in bytes covering parameters and in-flight partitions.
+     * 0 = auto: MemTotal - memory_safety_margin. */
+    uint64_t memory_budget;
+    uint64_t memory_safety_margin;   /* default 5 GiB */
+    uint64_t eviction_min_idle_ms;   /* idle params evictable under pressure after this (default 300000) */
+    uint64_t result_retention_ms;    /* finished jobs kept this long (default 600000) */
+    size_t result_retention_count;   /* ... and at most this many (default 1024) */
+    size_t records_capacity;         /* partition timing records kept (ring; default 65536) */
+    bool self_verify;                /* verify assembled proofs if backend.verify (default true) */
+    bool drain_on_shutdown;          /* true: finish in-flight jobs; false: cancel them (default true) */
+    bool start_paused;               /* no dispatch until cz_engine_resume (default false) */
+    /* TIMELINE lines go to timeline_file (if not NULL) and timeline_cb (if
+     * not NULL). The callback is called with an internal timeline lock held
+     * (lines never interleave); it must not call into the engine. */
+    FILE *timeline_file;
+    void (*timeline_cb)(void *arg, const char *line);
+    void *timeline_arg;
+    /* Called exactly once per accepted job when it becomes terminal, from
+     * the thread that ended it, with no engine lock held (it may call the
+     * engine, except destroy). */
+    void (*on_job_done)(void *arg, cz_job_id id, cz_job_state state);
+    void *on_job_done_arg;
+    /* TEST HOOK ONLY: reproduce the seeds' OOM bug by releasing the
+     * synthesis permit before the send into the channel succeeded (finished
+     * partitions then pile up unbounded). Never set it in production. */
+    bool test_release_permit_before_send;
+    cz_engine_backend backend;
+} cz_engine_config;
+
+void cz_engine_config_default(cz_engine_config *c);
+
+/* Creates the engine and starts its threads. msg receives why on failure
+ * (e.g. auto budget with MemTotal below the margin). */
+CZ_WUR cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg,
+                                  char *msg, size_t msglen);
+/* Stops accepting submissions, then drains (drain_on_shutdown) or cancels
+ * every unfinished job, waits for in-flight partitions to leave the
+ * pipeline, joins all threads. Idempotent. Finished results stay readable. */
+void cz_engine_shutdown(cz_engine *e);
+/* shutdown + unload parameters + free everything. NULL is a no-op. */
+void cz_engine_destroy(cz_engine *e);
+
+/* Dispatch control (jobs are still accepted while paused). */
+void cz_engine_pause(cz_engine *e);
+void cz_engine_resume(cz_engine *e);
+
+/* Budget in bytes the engine resolved at creation. */
+uint64_t cz_engine_budget(const cz_engine *e);
+
+/* ------------------------------------------------------------------------
+ * Jobs
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *circuit_id;    /* required, 1..127 chars */
+    const void *payload;       /* copied; may be NULL iff payload_len == 0 */
+    size_t payload_len;
+    uint32_t num_partitions;   /* 1..65536 */
+    cz_priority priority;
+    /* Optional idempotency key (NULL or "" = none, <= 255 chars). While a
+     * job with this id is retained, a resubmission with the same circuit,
+     * partition count and payload returns that job (*existing = true);
+     * anything else under the id is refused with CZ_ERR_BUSY. After the
+     * job is pruned the id may be reused. Priority is not part of the key. */
+    const char *request_id;
+} cz_job_request;
+
+/* Accepts a job. Refusals (with msg): CZ_ERR_INVALID_ARG, CZ_ERR_NOT_FOUND
+ * (unknown circuit, from backend.estimate), CZ_ERR_BUDGET (one partition
+ * plus the circuit's parameters exceed the budget: the numbers are in msg),
+ * CZ_ERR_BUSY (request id in use with another payload), CZ_ERR_CANCELLED
+ * (engine shutting down). existing may be NULL. */
+CZ_WUR cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *id,
+                                  bool *existing, char *msg, size_t msglen);
+
+typedef struct {
+    cz_job_id id;
+    cz_job_state state;
+    cz_status status;          /* CZ_OK for DONE, the cause otherwise */
+    char error[256];           /* "partition 2/4: synthesize: ..." for FAILED */
+    int32_t failed_partition;  /* -1 if none */
+    uint32_t num_partitions;
+    uint32_t partitions_done;
+    cz_priority priority;
+    double queued_ms;          /* submit -> first partition start (or end) */
+    double total_ms;           /* submit -> terminal (or now) */
+    uint8_t *proof;            /* DONE: num_partitions * proof_bytes, malloc'd; else NULL */
+    size_t proof_len;
+} cz_job_result;
+
+/* Waits until the job is terminal or timeout_ms passes (timeout_ms < 0:
+ * forever; 0: poll). CZ_OK: *out describes the terminal job (proof copied;
+ * release with cz_job_result_free). CZ_ERR_TIMEOUT: the job keeps running,
+ * *out holds its current state. CZ_ERR_NOT_FOUND: unknown or pruned id. */
+CZ_WUR cz_status cz_engine_await(cz_engine *e, cz_job_id id, int64_t timeout_ms,
+                                 cz_job_result *out);
+/* Non-blocking snapshot of a job (never copies the proof). */
+CZ_WUR cz_status cz_engine_job_info(cz_engine *e, cz_job_id id, cz_job_result *out);
+void cz_job_result_free(cz_job_result *r);
+
+/* Cancels a queued or running job: queued partitions are dropped, running
+ * ones stop at their next stage boundary, reservations are returned. The
+ * job is CANCELLED when this returns CZ_OK. A job already terminal is left
+ * as it is: CZ_ERR_BUSY (its state is in *state if not NULL).
+ * CZ_ERR_NOT_FOUND: unknown id. */
+CZ_WUR cz_status cz_engine_cancel(cz_engine *e, cz_job_id id, cz_job_state *state);
+
+/* Waits until no job is unfinished and no partition holds a reservation
+ * (the budget is back to "parameters only"). CZ_ERR_TIMEOUT otherwise. */
+CZ_WUR cz_status cz_engine_wait_idle(cz_engine *e, int64_t timeout_ms);
+
+/* ------------------------------------------------------------------------
+ * Parameter manager
+ * ------------------------------------------------------------------------ */
+
+/* Loads a circuit's parameters now (charged to the budget; idle ones are
+ * evicted if needed). CZ_ERR_BUDGET if they cannot fit right now; CZ_OK if
+ * already resident. */
+CZ_WUR cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, size_t msglen);
+/* Unloads resident parameters. CZ_ERR_BUSY while in use, CZ_ERR_NOT_FOUND
+ * if not resident. */
+CZ_WUR cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, char *msg, size_t msglen);
+
+/* ------------------------------------------------------------------------
+ * Observability
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t uptime_ms;
+    bool paused, shutting_down;
+    /* jobs */
+    uint64_t jobs_submitted, jobs_refused, jobs_completed, jobs_failed, jobs_cancelled;
+    uint64_t jobs_queued, jobs_running, jobs_retained;
+    /* queues (partitions) */
+    uint64_t partitions_queued;      /* waiting for a reservation */
+    uint64_t partitions_synthesizing;
+    uint64_t channel_depth, channel_capacity, channel_peak;
+    uint64_t awaiting_send;          /* synthesized, waiting for channel space */
+    uint64_t awaiting_send_peak;
+    uint64_t proving, finalize_queued, finalizing;
+    uint64_t partitions_inflight, partitions_inflight_peak; /* holding a reservation */
+    /* synthesized objects not yet picked up by a prover (channel + senders);
+     * bounded by channel_capacity + partition_workers (the permit rule) */
+    uint64_t synthesized_waiting_peak;
+    uint64_t partitions_completed, partitions_dropped;
+    /* memory */
+    uint64_t budget_total, budget_used, budget_peak;
+    uint64_t params_resident_bytes;
+    uint64_t params_resident, params_loads, params_evictions;
+    /* threads */
+    unsigned partition_workers, prover_workers, finalizers, devices;
+    double device_busy_ms; /* sum over devices of device-lock hold time */
+} cz_engine_status;
+
+void cz_engine_get_status(cz_engine *e, cz_engine_status *st);
+/* JSON object for st; snprintf semantics (returns the length it needs). */
+size_t cz_engine_status_json(const cz_engine_status *st, char *buf, size_t cap);
+/* Prometheus text exposition (gauges, counters, stage-duration histograms
+ * in seconds); snprintf semantics: returns the length needed (excluding
+ * the NUL), writes at most cap bytes including the NUL. */
+size_t cz_engine_metrics_prometheus(cz_engine *e, char *buf, size_t cap);
+
+/* One record per partition that left the pipeline (ms since engine start;
+ * 0 = stage not reached). Worker indices identify threads for traces. */
+typedef struct {
+    cz_job_id job;
+    uint32_t partition;
+    cz_status status;           /* CZ_OK, or why it was dropped/failed */
+    double reserve_ms;          /* reservation made */
+    double synth_start_ms, synth_end_ms;
+    double prove_start_ms, prove_end_ms;  /* prove_start call */
+    double device_ms;           /* device lock held during prove_start */
+    double finish_start_ms, finish_end_ms;
+    int synth_worker, prover_worker, finalizer; /* -1 = none */
+    unsigned device;
+} cz_engine_part_record;
+
+/* Copies up to cap records (oldest first) into out; returns how many exist
+ * (the ring keeps the last records_capacity). */
+size_t cz_engine_get_records(cz_engine *e, cz_engine_part_record *out, size_t cap);
+/* Chrome trace-event JSON (Perfetto) of the retained records. */
+CZ_WUR cz_status cz_engine_write_chrome_trace(cz_engine *e, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_ENGINE_H */

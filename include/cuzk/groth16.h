@@ -1,0 +1,179 @@
+/*
+ * cuzk — Groth16 over BLS12-381: trusted setup from a recorded circuit,
+ * parameter files (bellperson layout), the split prover, the verifier and
+ * proof encodings.
+ *
+ * Notation (DESIGN.md §2). A circuit recorded as a PCE (cuzk/circuit.h) has
+ * n_inputs public inputs (input 0 = 1), n_aux private variables and
+ * n_constraints rows including one appended row x_i·0 = 0 per input, so
+ * every input appears in A. The domain size m is the smallest power of two
+ * >= n_constraints. With u_j, v_j, w_j the QAP polynomials of variable j
+ * evaluated at tau:
+ *   a    = [u_j]_1 for every input, then for aux j with A-density     (G1)
+ *   b_g1 = [v_j]_1 for B-dense inputs, then B-dense aux               (G1)
+ *   b_g2 = [v_j]_2, same indexing                                     (G2)
+ *   ic   = [(beta u_j + alpha v_j + w_j)/gamma]_1, inputs             (G1)
+ *   l    = [(beta u_j + alpha v_j + w_j)/delta]_1, aux                (G1)
+ *   h    = [tau^i (tau^m - 1)/delta]_1, i = 0 .. m-2                  (G1)
+ * Density is decided by nonzero coefficients after merging duplicate
+ * terms (the PCE's bitmaps); the compacted query lengths must equal the
+ * bitmap popcounts, and every loader checks it (a mismatch would shift
+ * every later base and fail silently).
+ *
+ * Prover: prove_start runs the quotient (7 NTTs), the H, L, A and B_G1
+ * MSMs, frees a, b, c as soon as the NTTs are done, and starts the B_G2
+ * MSM on the executor the caller passes; prove_finish joins it and
+ * assembles the proof with fresh r, s:
+ *   A = alpha_1 + A_msm + r delta_1
+ *   B = beta_2 + B2_msm + s delta_2
+ *   C = s A + r (beta_1 + B1_msm + s delta_1) - r s delta_1 + H_msm + L_msm
+ * r, s and the toxic waste are secrets: constant-time scalar multiplication,
+ * wiped after use. The witness is public (PoRep) and handled in variable
+ * time (Pippenger, NTT, the 0/1 split).
+ */
+#ifndef CUZK_GROTH16_H
+#define CUZK_GROTH16_H
+
+#include "cuzk/circuit.h"
+#include "cuzk/curve.h"
+#include "cuzk/pairing.h"
+#include "cuzk/threadpool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CZ_GROTH16_PROOF_BYTES 192
+
+typedef struct {
+    cz_g1_affine alpha_g1, beta_g1, delta_g1;
+    cz_g2_affine beta_g2, gamma_g2, delta_g2;
+    cz_g1_affine *ic; /* n_ic = n_inputs (input 0 included) */
+    size_t n_ic;
+} cz_groth16_vk;
+
+/* Proving parameters in the provers' in-memory form (affine, Montgomery).
+ * Immutable once loaded; share read-only across provers. */
+typedef struct cz_groth16_params {
+    cz_groth16_vk vk;
+    cz_g1_affine *h;    size_t n_h;  /* m - 1 */
+    cz_g1_affine *l;    size_t n_l;  /* n_aux */
+    cz_g1_affine *a;    size_t n_a;  /* n_inputs + popcount(A-density aux) */
+    cz_g1_affine *b_g1; size_t n_b;  /* popcount(B inputs) + popcount(B aux) */
+    cz_g2_affine *b_g2;              /* n_b */
+    /* internal: how the arrays are owned (malloc or one mapping) */
+    void *storage;
+    size_t storage_bytes;
+    int storage_kind;
+} cz_groth16_params;
+
+void cz_groth16_params_free(cz_groth16_params *p);
+/* Bytes held in memory by the parameters (for the memory budget). */
+size_t cz_groth16_params_bytes(const cz_groth16_params *p);
+/* Domain size m implied by the parameters (n_h + 1). */
+size_t cz_groth16_params_domain(const cz_groth16_params *p);
+
+/* ---- setup ------------------------------------------------------------------ */
+typedef struct {
+    /* progress callback (may be NULL): stage name and fraction done */
+    void (*progress)(void *arg, const char *stage, double fraction);
+    void *progress_arg;
+    /* TEST ONLY: fixed toxic waste (tau, alpha, beta, gamma, delta) instead
+     * of the OS CSPRNG, so tests are reproducible. NULL in production. */
+    const cz_fr *test_toxic;
+} cz_groth16_setup_opts;
+
+/* Trusted setup for the recorded circuit. Refuses (CZ_ERR_INVALID_ARG, err
+ * names the variable) a circuit with an aux variable in no constraint or an
+ * input absent from every row: their points would be the identity, which
+ * parameter readers reject. Multi-threaded on pool. */
+CZ_WUR cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *pool,
+                                  const cz_groth16_setup_opts *opts, cz_errbuf *err);
+
+/* ---- parameter files ----------------------------------------------------------
+ * bellperson .params layout (DESIGN §3), big-endian, uncompressed points:
+ * vk (alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, u32 n + ic),
+ * then u32 n + points for h, l, a, b_g1 (G1) and b_g2 (G2). */
+CZ_WUR cz_status cz_groth16_params_write(const cz_groth16_params *p, const char *path, cz_errbuf *err);
+/* Reads and validates: every count is checked against the file size before
+ * allocating; every point is decoded with full validation (on curve, in the
+ * subgroup — run in parallel on pool — and not the identity). If pce is
+ * given, the counts must match the circuit (ic = n_inputs, h = m - 1,
+ * l = n_aux, a and b = the density popcounts): CZ_ERR_MISMATCH otherwise. */
+CZ_WUR cz_status cz_groth16_params_read(cz_groth16_params **out, const char *path, const cz_pce *pce,
+                                        cz_pool *pool, cz_errbuf *err);
+/* Checks that the counts of p fit the circuit pce (see above). */
+CZ_WUR cz_status cz_groth16_params_check_shape(const cz_groth16_params *p, const cz_pce *pce, cz_errbuf *err);
+
+/* ---- prover -------------------------------------------------------------------- */
+typedef struct {
+    double ntt_ms, msm_h_ms, msm_l_ms, msm_a_ms, msm_b_g1_ms, b_g2_ms, finish_ms;
+} cz_groth16_timings;
+
+/* A synthesized partition. a, b, c (m elements each, malloc'd) are taken
+ * over by prove_start, which frees them as soon as the quotient is done.
+ * The witness is copied into the pending proof (canonical scalars). */
+typedef struct {
+    cz_fr *a, *b, *c;
+    size_t m;
+    const cz_witness *w;
+} cz_groth16_input;
+
+typedef struct cz_groth16_pending cz_groth16_pending;
+
+/* Runs everything except the B_G2 MSM, which is submitted to bg (a pool
+ * used as an executor; NULL runs it inline here). pool runs the NTTs and
+ * MSMs. On any return the a/b/c buffers of in have been freed and set to
+ * NULL. params and pce must outlive the pending handle. */
+CZ_WUR cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_params *params,
+                                        const cz_pce *pce, cz_groth16_input *in, cz_pool *pool,
+                                        cz_pool *bg, cz_errbuf *err);
+/* Joins B_G2 and assembles the proof (192 compressed bytes). r and s are
+ * drawn from the OS CSPRNG unless test_rs (TEST ONLY: {r, s}) is given.
+ * Frees the pending handle in every case. timings may be NULL. */
+CZ_WUR cz_status cz_groth16_prove_finish(cz_groth16_pending *pend, const cz_fr *test_rs,
+                                         uint8_t proof[CZ_GROTH16_PROOF_BYTES], cz_groth16_timings *timings,
+                                         cz_errbuf *err);
+/* Frees a pending proof without finishing it (joins the background MSM). */
+void cz_groth16_pending_free(cz_groth16_pending *pend);
+/* prove_start + prove_finish. */
+CZ_WUR cz_status cz_groth16_prove(const cz_groth16_params *params, const cz_pce *pce, cz_groth16_input *in,
+                                  cz_pool *pool, const cz_fr *test_rs, uint8_t proof[CZ_GROTH16_PROOF_BYTES],
+                                  cz_groth16_timings *timings, cz_errbuf *err);
+
+/* ---- proofs ---------------------------------------------------------------------- */
+typedef struct {
+    cz_g1_affine a;
+    cz_g2_affine b;
+    cz_g1_affine c;
+} cz_groth16_proof;
+
+/* A ‖ B ‖ C compressed (zcash rules). */
+void cz_groth16_proof_encode(uint8_t out[CZ_GROTH16_PROOF_BYTES], const cz_groth16_proof *p);
+/* Decodes with full validation: each point on curve, in subgroup, and not
+ * the identity (CZ_ERR_IDENTITY); err names the point. */
+CZ_WUR cz_status cz_groth16_proof_decode(cz_groth16_proof *p, const uint8_t in[CZ_GROTH16_PROOF_BYTES],
+                                         cz_errbuf *err);
+
+/* ---- verifier ---------------------------------------------------------------------- */
+typedef struct cz_groth16_pvk cz_groth16_pvk;
+/* Prepared verifying key: e(alpha, beta) and the prepared -gamma, -delta. */
+CZ_WUR cz_status cz_groth16_pvk_create(cz_groth16_pvk **out, const cz_groth16_vk *vk);
+void cz_groth16_pvk_free(cz_groth16_pvk *pvk);
+/* Public inputs exclude the constant one: n_public = n_ic - 1 values
+ * (Montgomery form). CZ_OK: valid; CZ_ERR_UNSATISFIED: the pairing equation
+ * fails; CZ_ERR_MISMATCH: wrong number of inputs. */
+CZ_WUR cz_status cz_groth16_verify(const cz_groth16_pvk *pvk, const cz_groth16_proof *proof,
+                                   const cz_fr *public_inputs, size_t n_public, cz_errbuf *err);
+/* Batch verification of n proofs with a random linear combination (128-bit
+ * random weights from the OS CSPRNG): one multi-pairing of n + 3 pairs.
+ * inputs[k] points at proof k's n_public inputs. CZ_OK iff all are valid
+ * (except with probability 2^-128). */
+CZ_WUR cz_status cz_groth16_verify_batch(const cz_groth16_pvk *pvk, const cz_groth16_proof *proofs,
+                                         const cz_fr *const *inputs, size_t n_public, size_t n,
+                                         cz_errbuf *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_GROTH16_H */

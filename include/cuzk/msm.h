@@ -1,0 +1,117 @@
+/*
+ * cuzk — multi-scalar multiplication (Pippenger) over G1 and G2.
+ *
+ *   out = sum_i scalars[i] · bases[i]
+ *
+ * Algorithm (src/msm/msm_impl.h, written once, instantiated for G1 and G2):
+ *  1. Split pass (parallel over point chunks): scalars equal to 0 are
+ *     dropped, scalars equal to 1 are summed directly (plain additions), and
+ *     the remaining "general" scalars are counted. The real workloads have
+ *     huge runs of 0/1 scalars, so the window is chosen from the number of
+ *     general scalars, not from n.
+ *  2. Pippenger over the general scalars with signed (Booth) digits of c
+ *     bits: digit i of k is d_i = v_i + b_{ci-1} - 2^c·b_{ci+c-1} (v_i the
+ *     c-bit field at ci), in [-2^(c-1), 2^(c-1)]; digits are computed on the
+ *     fly from the scalar (no carry chain, no digit arrays), so any scalar
+ *     < 2^256 works and the number of windows is ceil((maxbits + 1)/c).
+ *     Each (window, point range) is one task: 2^(c-1) buckets accumulate
+ *     ±P, either in XYZZ coordinates or in affine coordinates with batched
+ *     (Montgomery-trick) inversions; buckets are reduced by running sums;
+ *     windows are combined by c doublings each.
+ *  3. Tasks are claimed dynamically by the pool's threads; the result is
+ *     the same group element whatever the thread count.
+ *
+ * Window choice: a cost model over c (1..CZ_MSM_MAX_WINDOW) and the number
+ * of point ranges per window, from the number of general scalars and the
+ * pool size; cz_msm_opts.window forces c (tests force every c in turn).
+ *
+ * Memory (all of it in one scratch block; see cz_msm_g1_scratch_size):
+ *   per pool thread: XYZZ buckets 2^(c-1) × (192 B G1 | 384 B G2), or affine
+ *   buckets 2^(c-1) × (96 B | 192 B) + 2 flag bytes per bucket + batch
+ *   arrays (≤ 1024 entries × (16 B + field element) + an equal queue);
+ *   plus one XYZZ point per (window, range) and per split chunk.
+ *   No digit arrays and no index arrays are materialised (digits are
+ *   recomputed from the 32-byte scalars in each window pass), so the scratch
+ *   is independent of n beyond the choice of c: e.g. G1 at c = 16 with
+ *   affine buckets is ≈ 3.3 MB per thread.
+ *   If opts->scratch is NULL the block is malloc'd and freed inside the
+ *   call (the only allocation); otherwise the caller's block is used and
+ *   nothing is allocated.
+ *
+ * Timing: variable time in the scalars and the bases (public data only —
+ * the PoRep witness is public; never pass secret scalars).
+ * Inputs: bases affine, Montgomery form, infinity = (0,0) allowed, assumed
+ * on the curve and in the subgroup (not checked); scalars canonical
+ * integers < 2^256 as 4 little-endian limbs (need not be reduced mod r).
+ * Outputs never alias inputs.
+ */
+#ifndef CUZK_MSM_H
+#define CUZK_MSM_H
+
+#include "cuzk/curve.h"
+#include "cuzk/threadpool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CZ_MSM_MAX_WINDOW 20
+
+typedef enum {
+    CZ_MSM_BUCKETS_AUTO = 0,   /* affine (batched inversion) for c >= 10, else XYZZ */
+    CZ_MSM_BUCKETS_XYZZ = 1,
+    CZ_MSM_BUCKETS_AFFINE = 2
+} cz_msm_buckets;
+
+/* The configuration one call resolved (for benchmarks and logs). */
+typedef struct {
+    unsigned window;       /* c */
+    unsigned nwin;         /* windows actually run */
+    unsigned nparts;       /* point ranges per window */
+    bool affine;           /* batch-affine buckets */
+    unsigned batch;        /* batch size (affine) */
+    unsigned threads;      /* pool size used for planning */
+    size_t n_zero, n_one, n_general;
+    size_t scratch_bytes;  /* bytes of scratch this call used */
+} cz_msm_info;
+
+typedef struct {
+    unsigned window;           /* 0: automatic; 1..CZ_MSM_MAX_WINDOW: forced */
+    cz_msm_buckets buckets;    /* bucket representation */
+    bool no_split;             /* run 0/1 scalars through Pippenger too (tests) */
+    void *scratch;             /* caller-owned scratch, or NULL */
+    size_t scratch_size;       /* its size in bytes (>= cz_msm_gX_scratch_size) */
+    cz_msm_info *info;         /* if not NULL, receives the resolved configuration */
+} cz_msm_opts;
+
+/* Canonical scalars from Fr elements (Montgomery form), in parallel.
+ * out may be the same array as in (cast), converting in place. */
+void cz_msm_scalars_from_fr(cz_scalar *out, const cz_fr *in, size_t n, cz_pool *pool);
+
+/* Declared for G1 and G2 (replace g1 by g2 and the point types). */
+#define CZ_DECLARE_MSM(G)                                                                    \
+/* Scratch bytes a call over n points with this pool and opts may use (an               */  \
+/* upper bound for any scalar values; opts->scratch is ignored; opts may be NULL).      */  \
+size_t cz_msm_##G##_scratch_size(size_t n, const cz_pool *pool, const cz_msm_opts *opts);   \
+/* out = sum scalars[i]·bases[i], i < n. n = 0 gives infinity. opts may be NULL.        */  \
+/* Errors: CZ_ERR_INVALID_ARG (NULL arrays with n > 0, window out of range, scratch     */  \
+/* too small), CZ_ERR_NOMEM.                                                             */  \
+CZ_WUR cz_status cz_msm_##G(cz_##G##_jac *out, const cz_##G##_affine *bases,              \
+                            const cz_scalar *scalars, size_t n, cz_pool *pool,              \
+                            const cz_msm_opts *opts);                                       \
+/* Density-filtered: scalars has nscalars entries; density is a bitmap of nscalars      */  \
+/* bits (bit k = word k/64, bit k%64, LSB first; bits past nscalars ignored); bases[j]  */  \
+/* pairs with the scalar of the j-th set bit. The popcount must equal nbases           */  \
+/* (CZ_ERR_MISMATCH otherwise: a mismatch would silently shift every later base).       */  \
+CZ_WUR cz_status cz_msm_##G##_density(cz_##G##_jac *out, const cz_##G##_affine *bases,    \
+                                      size_t nbases, const cz_scalar *scalars,              \
+                                      size_t nscalars, const uint64_t *density,             \
+                                      cz_pool *pool, const cz_msm_opts *opts);
+
+CZ_DECLARE_MSM(g1)
+CZ_DECLARE_MSM(g2)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_MSM_H */

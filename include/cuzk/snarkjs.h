@@ -1,0 +1,144 @@
+/*
+ * cuzk — snarkjs / circom file formats for BLS12-381 (snarkjs 0.7.x):
+ * .r1cs (circuit), .wtns (witness), .zkey (Groth16 proving key) and the JSON
+ * forms of proofs, public inputs and verifying keys.
+ *
+ * Binary files: 4-byte magic, u32 version, u32 section count, then sections
+ * (u32 id, u64 byte length) in any order; little-endian throughout. A
+ * section this reader needs must appear exactly once; unknown sections are
+ * skipped. Every length is checked against the file before anything is
+ * allocated, and a file whose prime is not BLS12-381's is refused.
+ *
+ * Value encodings (DESIGN §3, §5a):
+ *   .r1cs coefficients, .wtns values: canonical 32-byte LE (must be < r);
+ *   .zkey §4 coefficients: c·R² mod r (R = 2^256) — parsed to c;
+ *   .zkey points: affine, 48-byte LE Montgomery coordinates (R = 2^384),
+ *   infinity = all zeros, G2 = x.c0‖x.c1‖y.c0‖y.c1.
+ * Parsed values are cuzk's Montgomery form (cz_fr, cz_g1_affine, ...).
+ *
+ * Point validation: the zkey readers check every point is on its curve; the
+ * subgroup check (costly at scale) runs in parallel on `pool` (may be NULL)
+ * unless CZ_SNARKJS_NO_SUBGROUP_CHECK is passed.
+ *
+ * All parse functions work on caller-owned memory (buf, len), so fuzz targets
+ * drive them directly; the read functions map a file and call them.
+ * Errors: a cz_status plus a message in err naming the section and field.
+ */
+#ifndef CUZK_SNARKJS_H
+#define CUZK_SNARKJS_H
+
+#include "cuzk/curve.h"
+#include "cuzk/threadpool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- .r1cs --------------------------------------------------------------- */
+/* One matrix in CSR form: row i has terms [row_ptr[i], row_ptr[i+1]). */
+typedef struct {
+    uint64_t *row_ptr; /* n_constraints + 1 */
+    uint32_t *col;     /* wire index, < n_wires */
+    cz_fr *val;        /* coefficient, Montgomery form */
+} cz_snarkjs_csr;
+
+typedef struct {
+    uint32_t n_wires;       /* including wire 0 = constant 1 */
+    uint32_t n_pub_out, n_pub_in, n_prv_in;
+    uint64_t n_labels;
+    uint32_t n_constraints;
+    cz_snarkjs_csr m[3];            /* A, B, C */
+} cz_snarkjs_r1cs;
+
+CZ_WUR cz_status cz_snarkjs_r1cs_parse(cz_snarkjs_r1cs **out, const uint8_t *buf, size_t len, cz_errbuf *err);
+CZ_WUR cz_status cz_snarkjs_r1cs_read(cz_snarkjs_r1cs **out, const char *path, cz_errbuf *err);
+void cz_snarkjs_r1cs_free(cz_snarkjs_r1cs *r);
+/* Number of public signals (outputs then public inputs; wire 0 excluded). */
+uint32_t cz_snarkjs_r1cs_n_public(const cz_snarkjs_r1cs *r);
+/* Checks <A_i,w>·<B_i,w> = <C_i,w> for every constraint. On failure returns
+ * CZ_ERR_UNSATISFIED, *bad = first failing constraint, and err names it.
+ * n must equal n_wires; w[0] must be 1. */
+CZ_WUR cz_status cz_snarkjs_r1cs_check(const cz_snarkjs_r1cs *r, const cz_fr *w, size_t n,
+                                       size_t *bad, cz_errbuf *err);
+
+/* ---- .wtns --------------------------------------------------------------- */
+typedef struct {
+    uint32_t n;   /* number of values (wires) */
+    cz_fr *w;     /* Montgomery form; w[0] is 1 for a circom witness */
+} cz_snarkjs_wtns;
+
+CZ_WUR cz_status cz_snarkjs_wtns_parse(cz_snarkjs_wtns **out, const uint8_t *buf, size_t len, cz_errbuf *err);
+CZ_WUR cz_status cz_snarkjs_wtns_read(cz_snarkjs_wtns **out, const char *path, cz_errbuf *err);
+/* Writes a version-2 .wtns file. */
+CZ_WUR cz_status cz_snarkjs_wtns_write(const char *path, const cz_fr *w, size_t n, cz_errbuf *err);
+void cz_snarkjs_wtns_free(cz_snarkjs_wtns *w);
+
+/* ---- .zkey (Groth16) ----------------------------------------------------- */
+typedef struct {
+    uint32_t matrix;     /* 0 = A, 1 = B */
+    uint32_t constraint; /* row, < domain_size */
+    uint32_t signal;     /* wire, < n_vars */
+    cz_fr value;         /* c (Montgomery form of the plain coefficient) */
+} cz_zkey_coef;
+
+typedef struct {
+    uint32_t n_vars, n_public, domain_size; /* n_public excludes the constant 1 */
+    cz_g1_affine alpha1, beta1, delta1;
+    cz_g2_affine beta2, gamma2, delta2;
+    cz_g1_affine *ic;     /* n_public + 1 */
+    size_t n_coefs;
+    cz_zkey_coef *coefs;  /* §4, in file order */
+    cz_g1_affine *a;      /* §5, n_vars */
+    cz_g1_affine *b1;     /* §6, n_vars */
+    cz_g2_affine *b2;     /* §7, n_vars */
+    cz_g1_affine *c;      /* §8, n_vars - n_public - 1 (private signals) */
+    cz_g1_affine *h;      /* §9, domain_size: snarkjs's H (odd coset of 2n) */
+} cz_snarkjs_zkey;
+
+enum { CZ_SNARKJS_NO_SUBGROUP_CHECK = 1 };
+
+CZ_WUR cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_t len,
+                                       unsigned flags, cz_pool *pool, cz_errbuf *err);
+CZ_WUR cz_status cz_snarkjs_zkey_read(cz_snarkjs_zkey **out, const char *path,
+                                      unsigned flags, cz_pool *pool, cz_errbuf *err);
+/* Writes a Groth16 .zkey that snarkjs 0.7 reads (sections 1-9 and an empty
+ * contributions section 10). */
+CZ_WUR cz_status cz_snarkjs_zkey_write(const char *path, const cz_snarkjs_zkey *z, cz_errbuf *err);
+void cz_snarkjs_zkey_free(cz_snarkjs_zkey *z);
+
+/* ---- JSON ---------------------------------------------------------------- */
+/* Decimal strings of canonical integers; points projective with z = 1
+ * (G2 coordinates c0 first); "curve": "bls12381". Readers refuse values
+ * >= the modulus, z != 1, a wrong curve or protocol, and points that are
+ * not on the curve / in the subgroup. Returned strings are malloc'd. */
+typedef struct { cz_g1_affine a; cz_g2_affine b; cz_g1_affine c; } cz_groth16_proof_pts;
+
+CZ_WUR cz_status cz_snarkjs_proof_to_json(char **json, const cz_groth16_proof_pts *p);
+CZ_WUR cz_status cz_snarkjs_proof_from_json(cz_groth16_proof_pts *p, const char *json, cz_errbuf *err);
+CZ_WUR cz_status cz_snarkjs_public_to_json(char **json, const cz_fr *x, size_t n);
+/* *x malloc'd, *n set. */
+CZ_WUR cz_status cz_snarkjs_public_from_json(cz_fr **x, size_t *n, const char *json, cz_errbuf *err);
+/* vk JSON as `snarkjs zkey export verificationkey` writes it. alphabeta may
+ * be NULL (then vk_alphabeta_12 is omitted). */
+CZ_WUR cz_status cz_snarkjs_vk_to_json(char **json, const cz_g1_affine *alpha1, const cz_g2_affine *beta2,
+                                       const cz_g2_affine *gamma2, const cz_g2_affine *delta2,
+                                       const cz_g1_affine *ic, size_t n_ic, const cz_fp12 *alphabeta);
+typedef struct {
+    cz_g1_affine alpha1;
+    cz_g2_affine beta2, gamma2, delta2;
+    cz_g1_affine *ic; /* malloc'd, n_public + 1 */
+    size_t n_public;
+} cz_snarkjs_vk;
+CZ_WUR cz_status cz_snarkjs_vk_from_json(cz_snarkjs_vk *vk, const char *json, cz_errbuf *err);
+void cz_snarkjs_vk_clear(cz_snarkjs_vk *vk);
+
+/* Decimal <-> canonical little-endian limbs (n limbs): helpers shared by
+ * the JSON code; from_dec refuses non-digits, empty strings and overflow. */
+CZ_WUR cz_status cz_dec_to_limbs(uint64_t *limbs, size_t n, const char *dec);
+/* out must hold 20·n + 1 bytes. */
+void cz_limbs_to_dec(char *out, const uint64_t *limbs, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_SNARKJS_H */

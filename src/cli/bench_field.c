@@ -1,0 +1,288 @@
+/*
+ * `cuzk bench field`: ns/op of the field, group and pairing primitives, on
+ * every field back-end this CPU supports (portable, then MULX/ADX).
+ *
+ * Options: --json (JSON report), --samples N (median of N, default 7),
+ * --target-ms T (time per sample, default 20), --backend portable|adx|all,
+ * --only S (run only the cases whose name contains S, e.g. "fp_").
+ *
+ * Each operation runs as a dependent chain (x = x·y, P = P + Q, ...), so
+ * the figure is latency per operation, the number that bounds the serial
+ * parts of a prover (inversions, Miller loop, bucket sums).
+ */
+#include "bench_util.h"
+#include "commands.h"
+#include "cuzk/curve.h"
+#include "cuzk/field.h"
+#include "cuzk/pairing.h"
+#include <stdio.h>
+#include <string.h>
+
+/* Everything a benchmark body may touch; kept in one struct so the bodies
+ * have one signature and the compiler cannot drop the chains. */
+typedef struct {
+    cz_fp fa, fb;
+    cz_fr ra, rb;
+    cz_fp2 ka, kb;
+    cz_g1_jac g1a, g1b;
+    cz_g1_affine g1q;
+    cz_g2_jac g2a, g2b;
+    cz_g2_affine g2q;
+    cz_g1_affine pp;
+    cz_g2_affine qq;
+    cz_fp12 f;
+} bench_state;
+
+static void b_fp_mul(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_fp_mul(&s->fa, &s->fa, &s->fb);
+}
+static void b_fp_sqr(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_fp_sqr(&s->fa, &s->fa);
+}
+static void b_fp_add(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_fp_add(&s->fa, &s->fa, &s->fb);
+}
+static void b_fp_inv(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) {
+        cz_fp_inv(&s->fa, &s->fa);
+        cz_fp_add(&s->fa, &s->fa, &s->fb); /* never reach 0 or cycle ±1 */
+    }
+}
+static void b_fp_inv_var(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) {
+        cz_fp_inv_var(&s->fa, &s->fa);
+        cz_fp_add(&s->fa, &s->fa, &s->fb);
+    }
+}
+static void b_fp_sqrt(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) {
+        cz_fp t;
+        cz_fp_sqr(&t, &s->fa);
+        (void)cz_fp_sqrt(&s->fa, &t);
+        cz_fp_add(&s->fa, &s->fa, &s->fb);
+    }
+}
+static void b_fr_mul(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_fr_mul(&s->ra, &s->ra, &s->rb);
+}
+static void b_fr_sqr(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_fr_sqr(&s->ra, &s->ra);
+}
+static void b_fr_inv(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) {
+        cz_fr_inv(&s->ra, &s->ra);
+        cz_fr_add(&s->ra, &s->ra, &s->rb);
+    }
+}
+static void b_fr_inv_var(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) {
+        cz_fr_inv_var(&s->ra, &s->ra);
+        cz_fr_add(&s->ra, &s->ra, &s->rb);
+    }
+}
+static void b_fp2_mul(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_fp2_mul(&s->ka, &s->ka, &s->kb);
+}
+static void b_fp2_sqr(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_fp2_sqr(&s->ka, &s->ka);
+}
+static void b_fp2_inv(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) {
+        cz_fp2_inv(&s->ka, &s->ka);
+        cz_fp2_add(&s->ka, &s->ka, &s->kb);
+    }
+}
+static void b_g1_add(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_g1_jac_add(&s->g1a, &s->g1a, &s->g1b);
+}
+static void b_g1_add_affine(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_g1_jac_add_affine(&s->g1a, &s->g1a, &s->g1q);
+}
+static void b_g1_dbl(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_g1_jac_dbl(&s->g1a, &s->g1a);
+}
+static void b_g2_add(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_g2_jac_add(&s->g2a, &s->g2a, &s->g2b);
+}
+static void b_g2_add_affine(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_g2_jac_add_affine(&s->g2a, &s->g2a, &s->g2q);
+}
+static void b_g2_dbl(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_g2_jac_dbl(&s->g2a, &s->g2a);
+}
+static void b_miller(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_miller_loop(&s->f, &s->pp, &s->qq);
+}
+static void b_final_exp(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_final_exp(&s->f, &s->f);
+}
+static void b_pairing(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i++) cz_pairing(&s->f, &s->pp, &s->qq);
+}
+
+typedef struct {
+    const char *name;
+    void (*fn)(void *, size_t);
+} bench_case;
+
+static const bench_case CASES[] = {
+    {"fp_mul", b_fp_mul},
+    {"fp_sqr", b_fp_sqr},
+    {"fp_add", b_fp_add},
+    {"fp_inv", b_fp_inv},
+    {"fp_inv_var", b_fp_inv_var},
+    {"fp_sqrt", b_fp_sqrt},
+    {"fr_mul", b_fr_mul},
+    {"fr_sqr", b_fr_sqr},
+    {"fr_inv", b_fr_inv},
+    {"fr_inv_var", b_fr_inv_var},
+    {"fp2_mul", b_fp2_mul},
+    {"fp2_sqr", b_fp2_sqr},
+    {"fp2_inv", b_fp2_inv},
+    {"g1_add_jac", b_g1_add},
+    {"g1_add_mixed", b_g1_add_affine},
+    {"g1_dbl", b_g1_dbl},
+    {"g2_add_jac", b_g2_add},
+    {"g2_add_mixed", b_g2_add_affine},
+    {"g2_dbl", b_g2_dbl},
+    {"miller_loop", b_miller},
+    {"final_exp", b_final_exp},
+    {"pairing", b_pairing},
+};
+
+static void setup(bench_state *s)
+{
+    memset(s, 0, sizeof *s);
+    /* fixed, arbitrary nonzero values: benchmarks must be reproducible */
+    cz_fp_from_u64(&s->fa, 0x1234567890abcdefULL);
+    cz_fp_sqr(&s->fa, &s->fa);
+    cz_fp_sqr(&s->fa, &s->fa);
+    cz_fp_sqr(&s->fa, &s->fa);
+    cz_fp_from_u64(&s->fb, 0xfedcba0987654321ULL);
+    cz_fp_sqr(&s->fb, &s->fb);
+    cz_fp_sqr(&s->fb, &s->fb);
+    cz_fr_from_u64(&s->ra, 0x1234567890abcdefULL);
+    cz_fr_sqr(&s->ra, &s->ra);
+    cz_fr_sqr(&s->ra, &s->ra);
+    cz_fr_from_u64(&s->rb, 0xfedcba0987654321ULL);
+    cz_fr_sqr(&s->rb, &s->rb);
+    s->ka.c0 = s->fa;
+    s->ka.c1 = s->fb;
+    s->kb.c0 = s->fb;
+    s->kb.c1 = s->fa;
+    /* group elements: small multiples of the generators */
+    cz_g1_generator_jac(&s->g1a);
+    cz_g1_jac_dbl(&s->g1b, &s->g1a);
+    cz_g1_jac_add(&s->g1b, &s->g1b, &s->g1a); /* 3G */
+    cz_g1_jac_to_affine(&s->g1q, &s->g1b);
+    cz_g2_generator_jac(&s->g2a);
+    cz_g2_jac_dbl(&s->g2b, &s->g2a);
+    cz_g2_jac_add(&s->g2b, &s->g2b, &s->g2a);
+    cz_g2_jac_to_affine(&s->g2q, &s->g2b);
+    cz_g1_generator(&s->pp);
+    cz_g2_generator(&s->qq);
+    cz_miller_loop(&s->f, &s->pp, &s->qq);
+}
+
+/* Iterations so that one sample takes about target_ns. */
+static size_t calibrate(void (*fn)(void *, size_t), void *arg, double target_ns)
+{
+    size_t iters = 1;
+    for (;;) {
+        double t0 = cz_now_ns();
+        fn(arg, iters);
+        double dt = cz_now_ns() - t0;
+        if (dt >= target_ns / 8 || iters >= ((size_t)1 << 30)) {
+            double per = dt / (double)iters;
+            size_t want = per > 0 ? (size_t)(target_ns / per) : iters;
+            return want ? want : 1;
+        }
+        iters *= 4;
+    }
+}
+
+int cz_bench_field(int argc, char **argv)
+{
+    bool json = cz_arg_flag(argc, argv, "--json");
+    int samples = (int)cz_arg_long(argc, argv, "--samples", 7);
+    double target_ns = 1e6 * (double)cz_arg_long(argc, argv, "--target-ms", 20);
+    const char *which = cz_arg_str(argc, argv, "--backend", "all");
+    const char *only = cz_arg_str(argc, argv, "--only", "");
+    if (samples < 1) samples = 1;
+
+    cz_ff_backend backends[2];
+    int nb = 0;
+    if (!strcmp(which, "all") || !strcmp(which, "portable")) backends[nb++] = CZ_FF_PORTABLE;
+    if ((!strcmp(which, "all") || !strcmp(which, "adx")) && cz_ff_adx_supported())
+        backends[nb++] = CZ_FF_ADX;
+    if (nb == 0) {
+        fprintf(stderr, "cuzk bench field: back-end '%s' unknown or not supported here "
+                        "(portable | adx | all)\n", which);
+        return 2;
+    }
+
+    cz_ff_backend saved = cz_ff_get_backend();
+    cz_bench_report *rep = cz_bench_report_new("field", json);
+    bench_state s;
+    for (int bi = 0; bi < nb; bi++) {
+        if (cz_ff_set_backend(backends[bi]) != CZ_OK) continue;
+        const char *bname = cz_ff_backend_name(backends[bi]);
+        for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
+            if (*only && !strstr(CASES[c].name, only)) continue;
+            setup(&s);
+            size_t iters = calibrate(CASES[c].fn, &s, target_ns);
+            double ns = cz_bench_median_ns(CASES[c].fn, &s, iters, samples);
+            char name[96], extra[96];
+            snprintf(name, sizeof name, "%s/%s", CASES[c].name, bname);
+            snprintf(extra, sizeof extra, "\"op\":\"%s\",\"backend\":\"%s\",\"samples\":%d",
+                     CASES[c].name, bname, samples);
+            cz_bench_report_add(rep, name, ns, "ns/op", extra);
+        }
+    }
+    if (cz_ff_set_backend(saved) != CZ_OK) fprintf(stderr, "warning: could not restore back-end\n");
+    return cz_bench_report_finish(rep);
+}

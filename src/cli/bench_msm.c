@@ -1,0 +1,182 @@
+/*
+ * cuzk bench msm --group g1|g2 --log-n K --threads T [--json]
+ *                [--window C] [--buckets auto|xyzz|affine] [--samples S]
+ *                [--zeros PCT] [--ones PCT]
+ *
+ * Times one MSM of 2^K random bases (distinct multiples of the generator,
+ * made by a running sum and batch normalisation) and random canonical Fr
+ * scalars (optionally PCT% zeros / ones, the PoRep shape), and reports ms,
+ * ns per point and the ratio to the arithmetic floor:
+ *     floor_ratio = time / (n × one XYZZ mixed addition)
+ * with the mixed-addition cost measured in the same run (the bucket
+ * operation of Pippenger: a plain sum of n points would cost ratio 1).
+ * Pippenger needs about 256/c bucket additions per point, so the ratio is
+ * its efficiency: below 1 means fewer than one full mixed addition per point.
+ */
+#include "bench_util.h"
+#include "commands.h"
+#include "cuzk/msm.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t rng(void)
+{
+    /* splitmix64: deterministic inputs, run to run */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void rand_scalars(cz_scalar *s, size_t n, int zeros, int ones)
+{
+    for (size_t i = 0; i < n; i++) {
+        int k = (int)(rng() % 100);
+        memset(&s[i], 0, sizeof s[i]);
+        if (k < zeros) continue;
+        if (k < zeros + ones) {
+            s[i].l[0] = 1;
+            continue;
+        }
+        /* canonical Fr: 255 random bits, rejected until < r */
+        do {
+            for (int l = 0; l < 4; l++) s[i].l[l] = rng();
+            s[i].l[3] &= 0x7fffffffffffffffULL;
+        } while (s[i].l[3] > CZ_FR_MODULUS[3] ||
+                 (s[i].l[3] == CZ_FR_MODULUS[3] && s[i].l[2] >= CZ_FR_MODULUS[2]));
+    }
+}
+
+#define BENCH_GROUP(G)                                                                        \
+static void G##_make_bases(cz_##G##_affine *b, size_t n)                                       \
+{                                                                                              \
+    enum { CH = 4096 };                                                                        \
+    cz_##G##_jac g, p, *tmp = malloc(CH * sizeof *tmp);                                        \
+    cz_##G##_affine q;                                                                         \
+    uint64_t k = rng() | 1;                                                                    \
+    cz_##G##_generator_jac(&g);                                                                \
+    cz_##G##_jac_mul_var(&p, &g, &k, 1);                                                       \
+    cz_##G##_jac_to_affine(&q, &p);                                                            \
+    for (size_t i = 0; i < n; i += CH) {                                                       \
+        size_t m = n - i < CH ? n - i : CH;                                                    \
+        for (size_t j = 0; j < m; j++) {                                                       \
+            tmp[j] = p;                                                                        \
+            cz_##G##_jac_add_affine(&p, &p, &q);                                               \
+        }                                                                                      \
+        cz_##G##_batch_to_affine(b + i, tmp, m);                                               \
+    }                                                                                          \
+    free(tmp);                                                                                 \
+}                                                                                              \
+typedef struct {                                                                               \
+    const cz_##G##_affine *b;                                                                  \
+    size_t n;                                                                                  \
+    cz_##G##_xyzz acc;                                                                         \
+} G##_madd_arg;                                                                                \
+static void G##_madd_run(void *arg, size_t iters)                                              \
+{                                                                                              \
+    G##_madd_arg *a = arg;                                                                     \
+    for (size_t i = 0; i < iters; i++)                                                         \
+        cz_##G##_xyzz_add_affine_var(&a->acc, &a->acc, &a->b[i % a->n]);                       \
+}                                                                                              \
+typedef struct {                                                                               \
+    const cz_##G##_affine *b;                                                                  \
+    const cz_scalar *s;                                                                        \
+    size_t n;                                                                                  \
+    cz_pool *pool;                                                                             \
+    cz_msm_opts *o;                                                                            \
+    int rc;                                                                                    \
+} G##_msm_arg;                                                                                 \
+static void G##_msm_run(void *arg, size_t iters)                                               \
+{                                                                                              \
+    G##_msm_arg *a = arg;                                                                      \
+    for (size_t i = 0; i < iters; i++) {                                                       \
+        cz_##G##_jac r;                                                                        \
+        if (cz_msm_##G(&r, a->b, a->s, a->n, a->pool, a->o) != CZ_OK) a->rc = 1;               \
+    }                                                                                          \
+}                                                                                              \
+static int G##_bench(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *o,          \
+                     int samples, double *ms, double *madd_ns)                                 \
+{                                                                                              \
+    cz_##G##_affine *b = malloc(n * sizeof *b);                                                \
+    cz_scalar *s = malloc(n * sizeof *s);                                                      \
+    int rc = 1;                                                                                \
+    if (b && s) {                                                                              \
+        G##_make_bases(b, n);                                                                  \
+        rand_scalars(s, n, zeros, ones);                                                       \
+        G##_madd_arg ma;                                                                       \
+        ma.b = b;                                                                              \
+        ma.n = n < 4096 ? n : 4096;                                                            \
+        cz_##G##_xyzz_set_infinity(&ma.acc);                                                   \
+        *madd_ns = cz_bench_median_ns(G##_madd_run, &ma, 20000, 5);                            \
+        G##_msm_arg a = {b, s, n, pool, o, 0};                                                 \
+        *ms = cz_bench_median_ns(G##_msm_run, &a, 1, samples) / 1e6;                           \
+        rc = a.rc;                                                                             \
+    }                                                                                          \
+    free(b);                                                                                   \
+    free(s);                                                                                   \
+    return rc;                                                                                 \
+}
+
+BENCH_GROUP(g1)
+BENCH_GROUP(g2)
+
+int cz_bench_msm(int argc, char **argv)
+{
+    const char *group = cz_arg_str(argc, argv, "--group", "g1");
+    long logn = cz_arg_long(argc, argv, "--log-n", 16);
+    long threads = cz_arg_long(argc, argv, "--threads", 1);
+    long window = cz_arg_long(argc, argv, "--window", 0);
+    const char *bk = cz_arg_str(argc, argv, "--buckets", "auto");
+    long zeros = cz_arg_long(argc, argv, "--zeros", 0);
+    long ones = cz_arg_long(argc, argv, "--ones", 0);
+    long samples = cz_arg_long(argc, argv, "--samples", logn >= 18 ? 1 : 3);
+    bool json = cz_arg_flag(argc, argv, "--json");
+    bool g2 = !strcmp(group, "g2");
+    if ((!g2 && strcmp(group, "g1")) || logn < 0 || logn > 28 || threads < 1 || threads > 1024 ||
+        window < 0 || window > CZ_MSM_MAX_WINDOW || zeros < 0 || ones < 0 || zeros + ones > 100) {
+        fprintf(stderr, "usage: cuzk bench msm --group g1|g2 --log-n K --threads T [--json]\n"
+                        "       [--window C] [--buckets auto|xyzz|affine] [--samples S]\n"
+                        "       [--zeros PCT] [--ones PCT]\n");
+        return 2;
+    }
+    cz_msm_info info;
+    cz_msm_opts o = {0};
+    o.window = (unsigned)window;
+    o.buckets = !strcmp(bk, "xyzz") ? CZ_MSM_BUCKETS_XYZZ
+              : !strcmp(bk, "affine") ? CZ_MSM_BUCKETS_AFFINE : CZ_MSM_BUCKETS_AUTO;
+    o.info = &info;
+    /* the calling thread takes part in the work: T threads = T-1 workers */
+    cz_pool *pool = NULL;
+    if (threads > 1 && cz_pool_create(&pool, (unsigned)threads - 1, "bmsm") != CZ_OK) {
+        fprintf(stderr, "cuzk bench msm: cannot create the thread pool\n");
+        return 1;
+    }
+    size_t n = (size_t)1 << logn;
+    double ms = 0, madd = 0;
+    int rc = g2 ? g2_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &madd)
+                : g1_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &madd);
+    cz_pool_destroy(pool);
+    if (rc) {
+        fprintf(stderr, "cuzk bench msm: out of memory or MSM error\n");
+        return 1;
+    }
+    cz_bench_report *r = cz_bench_report_new("msm", json);
+    char name[96], extra[512];
+    snprintf(extra, sizeof extra,
+             "\"group\":\"%s\",\"log_n\":%ld,\"threads\":%ld,\"window\":%u,\"nwin\":%u,"
+             "\"parts\":%u,\"buckets\":\"%s\",\"batch\":%u,\"zeros\":%ld,\"ones\":%ld,"
+             "\"scratch_bytes\":%zu",
+             group, logn, threads, info.window, info.nwin, info.nparts,
+             info.affine ? "affine" : "xyzz", info.batch, zeros, ones, info.scratch_bytes);
+    snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld", group, logn, threads);
+    cz_bench_report_add(r, name, ms, "ms", extra);
+    snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld_per_point", group, logn, threads);
+    cz_bench_report_add(r, name, ms * 1e6 / (double)n, "ns/point", NULL);
+    snprintf(name, sizeof name, "%s_xyzz_madd", group);
+    cz_bench_report_add(r, name, madd, "ns/op", NULL);
+    snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld_floor_ratio", group, logn, threads);
+    cz_bench_report_add(r, name, ms * 1e6 / ((double)n * madd), "x", NULL);
+    return cz_bench_report_finish(r);
+}

@@ -1,0 +1,146 @@
+/*
+ * cuzk bench ntt --log-n K --threads T [--quotient] [--samples S] [--json]
+ *
+ * Times the forward and inverse NTT of size 2^K (and, with --quotient, the
+ * Groth16 quotient: 7 transforms + pointwise work) and reports ms,
+ * ns/point and the ratio to the arithmetic floor
+ *     time / (n/2 · log2 n · t_mul),
+ * t_mul being the cost of one cz_fr_mul measured in the same run
+ * (throughput over an L1-resident array). The floor counts one thread's
+ * multiplications; with T threads the ideal ratio is 1/T.
+ *
+ * T threads = the calling thread + T-1 pool workers (T = 1: NULL pool).
+ */
+#include "bench_util.h"
+#include "commands.h"
+#include "cuzk/field.h"
+#include "cuzk/ntt.h"
+#include "cuzk/threadpool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    cz_fr *x, *y;
+    size_t n;
+} mul_arg;
+
+static void mul_loop(void *argp, size_t iters)
+{
+    mul_arg *m = argp;
+    for (size_t it = 0; it < iters; it += m->n) {
+        for (size_t i = 0; i < m->n; i++) cz_fr_mul(&m->x[i], &m->x[i], &m->y[i]);
+    }
+}
+
+typedef struct {
+    cz_pool *pool;
+    const cz_ntt_domain *d;
+    cz_fr *x, *b, *c;
+    const cz_fr *src;
+    size_t n;
+    int which; /* 0 forward, 1 inverse, 2 quotient */
+} ntt_arg;
+
+static void ntt_loop(void *argp, size_t iters)
+{
+    ntt_arg *a = argp;
+    for (size_t it = 0; it < iters; it++) {
+        switch (a->which) {
+        case 0: cz_ntt_forward(a->pool, a->d, a->x); break;
+        case 1: cz_ntt_inverse(a->pool, a->d, a->x); break;
+        default:
+            /* inputs are consumed: refresh b and c (a is the output; its
+             * values do not matter for the timing) — memcpy time included,
+             * small next to 7 transforms */
+            memcpy(a->b, a->src, a->n * sizeof(cz_fr));
+            memcpy(a->c, a->src, a->n * sizeof(cz_fr));
+            cz_quotient_h(a->pool, a->d, a->x, a->b, a->c);
+            break;
+        }
+    }
+}
+
+int cz_bench_ntt(int argc, char **argv)
+{
+    long log_n = cz_arg_long(argc, argv, "--log-n", 20);
+    long threads = cz_arg_long(argc, argv, "--threads", 1);
+    long samples = cz_arg_long(argc, argv, "--samples", log_n >= 22 ? 3 : 5);
+    bool json = cz_arg_flag(argc, argv, "--json");
+    bool quotient = cz_arg_flag(argc, argv, "--quotient");
+    if (log_n < 1 || log_n > CZ_NTT_MAX_LOG_N || threads < 1 || threads > 1024 || samples < 1) {
+        fprintf(stderr, "cuzk bench ntt: --log-n 1..%d, --threads >= 1, --samples >= 1\n", CZ_NTT_MAX_LOG_N);
+        return 2;
+    }
+    size_t n = (size_t)1 << log_n;
+
+    cz_pool *pool = NULL;
+    if (threads > 1 && cz_pool_create(&pool, (unsigned)(threads - 1), "bench-ntt") != CZ_OK) {
+        fprintf(stderr, "cuzk bench ntt: cannot create a pool of %ld threads\n", threads);
+        return 1;
+    }
+    cz_ntt_domain *d = NULL;
+    double t0 = cz_now_ns();
+    cz_status st = cz_ntt_domain_create(&d, (unsigned)log_n, pool);
+    double t_domain = cz_now_ns() - t0;
+    size_t nbuf = quotient ? 4 : 1;
+    cz_fr *buf = st == CZ_OK ? malloc(nbuf * n * sizeof(cz_fr)) : NULL;
+    if (!buf) {
+        fprintf(stderr, "cuzk bench ntt: %s\n", st != CZ_OK ? cz_status_str(st) : "out of memory");
+        cz_ntt_domain_free(d);
+        cz_pool_destroy(pool);
+        return 1;
+    }
+    /* pseudo-random inputs (values do not affect timing) */
+    cz_fr seed;
+    cz_fr_from_u64(&seed, 0x1234567);
+    cz_fr acc = seed;
+    for (size_t i = 0; i < nbuf * n; i++) {
+        cz_fr_mul(&acc, &acc, &seed);
+        cz_fr_add(&acc, &acc, &CZ_FR_ONE);
+        buf[i] = acc;
+    }
+
+    /* Fr mul throughput */
+    enum { MN = 512 };
+    static cz_fr mx[MN], my[MN];
+    for (size_t i = 0; i < MN; i++) {
+        mx[i] = buf[i % n];
+        my[i] = buf[(i * 7 + 3) % n];
+    }
+    mul_arg ma = {mx, my, MN};
+    double t_mul = cz_bench_median_ns(mul_loop, &ma, 200 * MN, 7);
+
+    double floor_ns = (double)n / 2 * (double)log_n * t_mul;
+    char extra[200];
+    cz_bench_report *r = cz_bench_report_new("ntt", json);
+    snprintf(extra, sizeof extra, "\"backend\":\"%s\"", cz_ff_backend_name(cz_ff_get_backend()));
+    cz_bench_report_add(r, "fr_mul", t_mul, "ns/op", extra);
+    snprintf(extra, sizeof extra, "\"log_n\":%ld,\"threads\":%ld,\"bytes\":%zu", log_n, threads,
+             cz_ntt_domain_memory((unsigned)log_n));
+    cz_bench_report_add(r, "domain_create", t_domain / 1e6, "ms", extra);
+
+    static const char *names[3] = {"forward", "inverse", "quotient"};
+    for (int which = 0; which < (quotient ? 3 : 2); which++) {
+        ntt_arg a = {pool, d, buf, buf + n, buf + 2 * n, buf + 3 * n, n, which};
+        double t = cz_bench_median_ns(ntt_loop, &a, 1, (int)samples);
+        /* the quotient is 7 transforms: compare it with 7 floors */
+        double fl = which == 2 ? 7 * floor_ns : floor_ns;
+        char name[64];
+        snprintf(name, sizeof name, "%s 2^%ld T=%ld", names[which], log_n, threads);
+        snprintf(extra, sizeof extra,
+                 "\"log_n\":%ld,\"threads\":%ld,\"ns_per_point\":%.3f,\"floor_ratio\":%.3f", log_n, threads,
+                 t / (double)n, t / fl);
+        if (!json) {
+            snprintf(extra, sizeof extra, "%.2f ns/point, %.2fx floor%s", t / (double)n, t / fl,
+                     which == 2 ? " (7 NTTs)" : "");
+        }
+        cz_bench_report_add(r, name, t / 1e6, "ms", extra);
+    }
+
+    free(buf);
+    cz_ntt_domain_free(d);
+    cz_pool_destroy(pool);
+    return cz_bench_report_finish(r);
+}

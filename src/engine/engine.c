@@ -1,0 +1,1802 @@
+/*
+ * cuzk engine — stages, memory budget, parameter manager, job lifecycle.
+ *
+ * DESIGN
+ * ======
+ * Stages and their threads (each stage owns its threads; plain pthreads):
+ *
+ *   submit ──> ready heap (jobs: priority, then FIFO)
+ *      dispatcher (1 thread): takes the head job's next partition, RESERVES
+ *        its bytes (and the circuit's parameter bytes if they must be
+ *        loaded) from the budget, loads parameters / parses the payload once
+ *        per job (backend.prepare_job), and hands the partition to an idle
+ *        synthesis worker. It reserves only when a synthesis worker is idle,
+ *        so no memory is held by partitions that are merely queued.
+ *   synthesis workers (partition_workers): backend.synthesize, then SEND
+ *        into the channel. A worker slot is the "synthesis permit": it is
+ *        released (the worker goes back to idle) only after the send has
+ *        succeeded. That is the rule the seeds broke: releasing the permit
+ *        before the send let finished partitions pile up behind a full
+ *        channel (28 x 16 GiB, OOM). With the rule, objects that finished
+ *        synthesis but are not yet taken by a prover number at most
+ *        channel capacity + partition_workers (tracked as
+ *        synthesized_waiting_peak; a test hook reproduces the bug).
+ *   channel: bounded priority queue (priority, job age, partition index),
+ *        capacity max(synthesis_lookahead, partition_workers).
+ *   prover workers (workers_per_device x devices): backend.prove_start under
+ *        the device lock (taken by the engine around the call, or by the
+ *        back-end around its kernel region only), then the a/b/c share of
+ *        the reservation is returned (prove_start freed a/b/c).
+ *   finalizer queue (priority heap) -> finalizers: backend.prove_finish into
+ *        the job's proof buffer at the partition's offset; the rest of the
+ *        reservation is returned. The finalizer of the last partition
+ *        assembles (the buffer already is in partition order),
+ *        self-verifies (optional) and completes the job.
+ *
+ * One mutex (mu) protects all engine state; condition variables per queue.
+ * Back-end calls and timeline output always run with mu released. Objects
+ * (synth/pending) are freed before their bytes are returned to the budget,
+ * so the budget never claims memory that is still allocated.
+ *
+ * Budget accounting
+ * -----------------
+ * used = sum(charged parameter bytes) + sum(in-flight reservations).
+ * A partition reserves abc+rest at dispatch, returns abc after prove_start,
+ * rest after prove_finish (or everything when it is dropped). Parameters are
+ * charged from the start of their load until their unload has returned. At
+ * submission a job is refused unless params + abc + rest <= budget, so the
+ * head of the queue always fits once everything else has drained.
+ *
+ * Why eviction cannot deadlock with reservations
+ * ----------------------------------------------
+ * A parameter set is pinned (refs > 0) only by partitions that already hold
+ * their full reservation (and by a self-verify running on such a partition
+ * before it retires). Pinned partitions always run to the end (or are
+ * dropped) without asking the budget for anything more, and provers and
+ * finalizers never wait on the budget. Jobs whose partitions are merely
+ * queued pin nothing. Hence every pin is released in finite time, idle
+ * parameters become evictable, and eviction itself never waits: it only
+ * picks unpinned (refs == 0) sets, unloads them and returns their bytes. The
+ * dispatcher (the only thread that waits on the budget) evicts idle sets
+ * (LRU, idle >= eviction_min_idle_ms) when the head does not fit, else
+ * sleeps until a release or the next set becomes old enough. Dispatch is in
+ * strict priority order: the head blocks the queue behind it (no smaller
+ * job can starve it).
+ *
+ * Failure rules: the first failure of a partition ends its job (FAILED,
+ * error names the partition and stage); the job leaves the ready heap, its
+ * partitions in the channel / finalizer queue are purged at once (their
+ * objects freed, reservations returned), running ones are dropped at their
+ * next stage boundary (synthesize also sees the cancel flag), late results
+ * are discarded. Cancellation uses the same path. Jobs are reference
+ * counted (tables, in-flight partitions, awaiters), so pruning never frees a
+ * job something still uses.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "engine/engine_internal.h"
+
+extern _Thread_local uint64_t cz_tl_device_ns;
+
+#define GiB (1024ull * 1024 * 1024)
+
+/* ------------------------------------------------------------------------
+ * small helpers
+ * ------------------------------------------------------------------------ */
+
+static void set_msg(char *msg, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_msg(char *msg, size_t len, const char *fmt, ...)
+{
+    if (!msg || !len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* Waits on cv until signalled or the monotonic deadline (UINT64_MAX: none).
+ * Returns false on timeout. */
+static bool cv_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t deadline)
+{
+    if (deadline == UINT64_MAX) {
+        pthread_cond_wait(cv, mu);
+        return true;
+    }
+    struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000u),
+                          .tv_nsec = (long)(deadline % 1000000000u)};
+    return pthread_cond_timedwait(cv, mu, &ts) != ETIMEDOUT;
+}
+
+static uint64_t deadline_after_ms(int64_t ms)
+{
+    if (ms < 0)
+        return UINT64_MAX;
+    return cz_engine_now_ns() + (uint64_t)ms * 1000000u;
+}
+
+static bool job_terminal(const cz_job *j)
+{
+    return j->state == CZ_JOB_DONE || j->state == CZ_JOB_FAILED || j->state == CZ_JOB_CANCELLED;
+}
+
+static int job_cmp(const void *a, const void *b)
+{
+    const cz_job *x = a, *y = b;
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static size_t *job_idx(void *a)
+{
+    return &((cz_job *)a)->heap_idx;
+}
+
+static int part_cmp(const void *a, const void *b)
+{
+    const cz_part *x = a, *y = b;
+    int c = job_cmp(x->job, y->job);
+    if (c)
+        return c;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static size_t *part_idx(void *a)
+{
+    return &((cz_part *)a)->heap_idx;
+}
+
+static void job_view(const cz_job *j, cz_engine_job_view *v)
+{
+    v->id = j->id;
+    v->circuit_id = j->circuit;
+    v->payload = j->payload;
+    v->payload_len = j->payload_len;
+    v->num_partitions = j->nparts;
+    v->prepared = j->prepared;
+}
+
+/* ------------------------------------------------------------------------
+ * budget
+ * ------------------------------------------------------------------------ */
+
+static void budget_charge_locked(cz_engine *e, uint64_t b)
+{
+    e->used += b;
+    if (e->used > e->peak)
+        e->peak = e->used;
+}
+
+static void budget_release_locked(cz_engine *e, uint64_t b)
+{
+    if (!b)
+        return;
+    e->used -= b;
+    pthread_cond_signal(&e->disp_cv);
+}
+
+static uint64_t read_memtotal(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kb * 1024u;
+}
+
+/* ------------------------------------------------------------------------
+ * job tables (chained hashes, grown at load factor 2)
+ * ------------------------------------------------------------------------ */
+
+static size_t str_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return (size_t)h;
+}
+
+static cz_job *id_lookup(cz_engine *e, cz_job_id id)
+{
+    for (cz_job *j = e->id_tab[id & (e->id_nb - 1)]; j; j = j->idnext)
+        if (j->id == id)
+            return j;
+    return NULL;
+}
+
+static cz_job *req_lookup(cz_engine *e, const char *rid)
+{
+    for (cz_job *j = e->req_tab[str_hash(rid) & (e->req_nb - 1)]; j; j = j->reqnext)
+        if (!strcmp(j->request_id, rid))
+            return j;
+    return NULL;
+}
+
+static void id_grow(cz_engine *e)
+{
+    size_t nb = e->id_nb * 2;
+    cz_job **t = calloc(nb, sizeof *t);
+    if (!t)
+        return; /* keep the old table: slower, still correct */
+    for (size_t i = 0; i < e->id_nb; i++)
+        for (cz_job *j = e->id_tab[i], *n; j; j = n) {
+            n = j->idnext;
+            j->idnext = t[j->id & (nb - 1)];
+            t[j->id & (nb - 1)] = j;
+        }
+    free(e->id_tab);
+    e->id_tab = t;
+    e->id_nb = nb;
+}
+
+static void req_grow(cz_engine *e)
+{
+    size_t nb = e->req_nb * 2;
+    cz_job **t = calloc(nb, sizeof *t);
+    if (!t)
+        return;
+    for (size_t i = 0; i < e->req_nb; i++)
+        for (cz_job *j = e->req_tab[i], *n; j; j = n) {
+            n = j->reqnext;
+            size_t b = str_hash(j->request_id) & (nb - 1);
+            j->reqnext = t[b];
+            t[b] = j;
+        }
+    free(e->req_tab);
+    e->req_tab = t;
+    e->req_nb = nb;
+}
+
+static void tables_insert(cz_engine *e, cz_job *j)
+{
+    if (e->id_count >= 2 * e->id_nb)
+        id_grow(e);
+    size_t b = j->id & (e->id_nb - 1);
+    j->idnext = e->id_tab[b];
+    e->id_tab[b] = j;
+    e->id_count++;
+    if (j->request_id) {
+        if (e->req_count >= 2 * e->req_nb)
+            req_grow(e);
+        b = str_hash(j->request_id) & (e->req_nb - 1);
+        j->reqnext = e->req_tab[b];
+        e->req_tab[b] = j;
+        e->req_count++;
+    }
+    j->in_tables = true;
+}
+
+static void tables_remove(cz_engine *e, cz_job *j)
+{
+    cz_job **pp = &e->id_tab[j->id & (e->id_nb - 1)];
+    while (*pp != j)
+        pp = &(*pp)->idnext;
+    *pp = j->idnext;
+    e->id_count--;
+    if (j->request_id) {
+        pp = &e->req_tab[str_hash(j->request_id) & (e->req_nb - 1)];
+        while (*pp != j)
+            pp = &(*pp)->reqnext;
+        *pp = j->reqnext;
+        e->req_count--;
+    }
+    j->in_tables = false;
+}
+
+static void job_free(cz_job *j)
+{
+    free(j->circuit);
+    free(j->request_id);
+    free(j->payload);
+    free(j->proof);
+    free(j);
+}
+
+static void job_unref_locked(cz_engine *e, cz_job *j)
+{
+    (void)e;
+    if (--j->refs == 0)
+        job_free(j);
+}
+
+/* Drops finished jobs past their retention time or beyond the count limit.
+ * Returns the monotonic time of the next time-based prune (UINT64_MAX if
+ * none). */
+static uint64_t prune_locked(cz_engine *e, uint64_t now)
+{
+    uint64_t keep_ns = e->cfg.result_retention_ms * 1000000u;
+    while (e->fin_head) {
+        cz_job *j = e->fin_head;
+        bool over = e->fin_count > e->cfg.result_retention_count;
+        bool old = now >= j->t_end + keep_ns;
+        if (!over && !old)
+            return j->t_end + keep_ns;
+        e->fin_head = j->finnext;
+        if (!e->fin_head)
+            e->fin_tail = NULL;
+        e->fin_count--;
+        tables_remove(e, j);
+        job_unref_locked(e, j);
+    }
+    return UINT64_MAX;
+}
+
+/* ------------------------------------------------------------------------
+ * post-unlock actions: things decided under mu, executed without it
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    cz_part *retire;          /* parts to retire (status in rec.status) */
+    bool ended;
+    cz_job_id id;
+    cz_job_state state;
+    cz_status status;
+    int32_t failed_part;
+    double total_ms;
+    char err[256];
+    void *prep;               /* backend.prepared to release */
+} cz_post;
+
+/* When a job is terminal and no partition uses it any more, its parsed
+ * payload and raw payload can go (the digest stays for idempotency). */
+static void take_prepared_locked(cz_job *j, cz_post *post)
+{
+    if (!job_terminal(j) || j->parts_inflight)
+        return;
+    if (j->prepared) {
+        post->prep = j->prepared;
+        j->prepared = NULL;
+    }
+    free(j->payload);
+    j->payload = NULL;
+}
+
+static void post_add_retire(cz_post *post, cz_part *p, cz_status st)
+{
+    p->rec.status = st;
+    p->next = post->retire;
+    post->retire = p;
+}
+
+static void refill_from_overflow_locked(cz_engine *e)
+{
+    while (e->ovf_head && e->chan.n < e->chan_cap) {
+        cz_part *p = e->ovf_head;
+        e->ovf_head = p->next;
+        if (!e->ovf_head)
+            e->ovf_tail = NULL;
+        e->ovf_count--;
+        p->where = PART_CHANNEL;
+        if (cz_heap_push(&e->chan, p) != CZ_OK)
+            abort(); /* capacity reserved at creation */
+        pthread_cond_signal(&e->chan_cv);
+    }
+}
+
+/* Removes every queued (not running) partition of j from the channel, the
+ * overflow list and the finalizer queue. */
+static void purge_job_parts_locked(cz_engine *e, cz_job *j, cz_post *post)
+{
+    cz_heap *hs[2] = {&e->chan, &e->finq};
+    for (int k = 0; k < 2; k++) {
+        cz_part *list = NULL;
+        for (size_t i = 0; i < hs[k]->n; i++) {
+            cz_part *p = hs[k]->v[i];
+            if (p->job == j) {
+                p->next = list;
+                list = p;
+            }
+        }
+        while (list) {
+            cz_part *p = list;
+            list = p->next;
+            cz_heap_remove(hs[k], p);
+            if (k == 0)
+                e->synth_waiting--;
+            post_add_retire(post, p, CZ_ERR_CANCELLED);
+        }
+    }
+    cz_part **pp = &e->ovf_head;
+    e->ovf_tail = NULL;
+    while (*pp) {
+        cz_part *p = *pp;
+        if (p->job == j) {
+            *pp = p->next;
+            e->ovf_count--;
+            e->synth_waiting--;
+            post_add_retire(post, p, CZ_ERR_CANCELLED);
+        } else {
+            e->ovf_tail = p;
+            pp = &p->next;
+        }
+    }
+    refill_from_overflow_locked(e);
+    pthread_cond_broadcast(&e->space_cv);
+}
+
+/* The single place a job becomes terminal: returns false (and does
+ * nothing) if it already was, which makes every ending exactly-once. */
+static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_status status,
+                           int32_t failed_part, const char *err, cz_post *post)
+{
+    if (job_terminal(j))
+        return false;
+    bool was_running = j->state == CZ_JOB_RUNNING;
+    j->state = state;
+    j->status = status;
+    j->failed_part = failed_part;
+    snprintf(j->error, sizeof j->error, "%s", err ? err : "");
+    j->t_end = cz_engine_now_ns();
+    if (!j->t_start)
+        j->t_start = j->t_end;
+    if (state != CZ_JOB_DONE)
+        atomic_store(&j->cancel.flag, 1);
+    if (j->in_ready) {
+        cz_heap_remove(&e->ready, j);
+        j->in_ready = false;
+        e->parts_queued -= j->nparts - j->next_part;
+    }
+    if (state != CZ_JOB_DONE)
+        purge_job_parts_locked(e, j, post);
+    if (was_running)
+        e->jobs_running--;
+    e->jobs_active--;
+    if (state == CZ_JOB_DONE)
+        e->c_completed++;
+    else if (state == CZ_JOB_FAILED)
+        e->c_failed++;
+    else
+        e->c_cancelled++;
+    cz_hist_observe(&e->hist[H_JOB], (double)(j->t_end - j->t_submit) / 1e9);
+    /* retention list, oldest end first */
+    j->finnext = NULL;
+    if (e->fin_tail)
+        e->fin_tail->finnext = j;
+    else
+        e->fin_head = j;
+    e->fin_tail = j;
+    e->fin_count++;
+
+    post->ended = true;
+    post->id = j->id;
+    post->state = state;
+    post->status = status;
+    post->failed_part = failed_part;
+    post->total_ms = (double)(j->t_end - j->t_submit) / 1e6;
+    snprintf(post->err, sizeof post->err, "%s", j->error);
+    take_prepared_locked(j, post);
+    pthread_cond_broadcast(&e->done_cv);
+    pthread_cond_broadcast(&e->space_cv);
+    pthread_cond_signal(&e->disp_cv);
+    return true;
+}
+
+static void job_fail_locked(cz_engine *e, cz_job *j, uint32_t part, const char *stage,
+                            cz_status st, const char *bmsg, cz_post *post)
+{
+    char err[640]; /* truncated to the job's 256-byte error when stored */
+    snprintf(err, sizeof err, "partition %u/%u: %s: %s", part, j->nparts, stage,
+             bmsg && *bmsg ? bmsg : cz_status_str(st));
+    job_end_locked(e, j, CZ_JOB_FAILED, st, (int32_t)part, err, post);
+}
+
+/* Called without mu: frees the partition's objects, then returns its
+ * reservation and pins, records it and frees it. */
+static void part_retire(cz_engine *e, cz_part *p)
+{
+    if (p->synth)
+        e->be.free_synth(e->be.ctx, p->synth);
+    if (p->pending)
+        e->be.free_pending(e->be.ctx, p->pending);
+    p->synth = p->pending = NULL;
+    cz_status st = p->rec.status;
+    if (st != CZ_OK && cz_tl_enabled(e)) {
+        char extra[64];
+        snprintf(extra, sizeof extra, "reason=%s", st == CZ_ERR_CANCELLED ? "job_ended" : "failed");
+        cz_tl_emit(e, "PART_DROPPED", p->job->id, (int)p->idx, extra);
+    }
+    cz_post post = {0};
+    pthread_mutex_lock(&e->mu);
+    cz_job *j = p->job;
+    budget_release_locked(e, p->abc_left + p->rest_left);
+    p->abc_left = p->rest_left = 0;
+    j->pe->refs--;
+    j->pe->last_used_ns = cz_engine_now_ns();
+    j->parts_inflight--;
+    e->inflight--;
+    if (st == CZ_OK)
+        e->c_parts_completed++;
+    else
+        e->c_parts_dropped++;
+    cz_rec_push_locked(e, &p->rec);
+    take_prepared_locked(j, &post);
+    job_unref_locked(e, j);
+    pthread_cond_broadcast(&e->done_cv);
+    pthread_cond_signal(&e->disp_cv);
+    pthread_mutex_unlock(&e->mu);
+    if (post.prep && e->be.release_job)
+        e->be.release_job(e->be.ctx, post.prep);
+    free(p);
+}
+
+static void post_run(cz_engine *e, cz_post *post)
+{
+    while (post->retire) {
+        cz_part *p = post->retire;
+        post->retire = p->next;
+        part_retire(e, p);
+    }
+    if (post->ended) {
+        if (cz_tl_enabled(e)) {
+            char extra[400];
+            const char *ev = post->state == CZ_JOB_DONE     ? "JOB_DONE"
+                             : post->state == CZ_JOB_FAILED ? "JOB_FAILED"
+                                                            : "JOB_CANCELLED";
+            if (post->state == CZ_JOB_DONE)
+                snprintf(extra, sizeof extra, "total_ms=%.3f", post->total_ms);
+            else
+                snprintf(extra, sizeof extra, "total_ms=%.3f failed_part=%d error=\"%s\"",
+                         post->total_ms, (int)post->failed_part, post->err);
+            cz_tl_emit(e, ev, post->id, -1, extra);
+        }
+        if (e->cfg.on_job_done)
+            e->cfg.on_job_done(e->cfg.on_job_done_arg, post->id, post->state);
+        post->ended = false;
+    }
+    if (post->prep && e->be.release_job)
+        e->be.release_job(e->be.ctx, post->prep);
+    post->prep = NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * parameter manager
+ * ------------------------------------------------------------------------ */
+
+static cz_pentry *pentry_find_locked(cz_engine *e, const char *circuit)
+{
+    for (cz_pentry *p = e->pentries; p; p = p->next)
+        if (!strcmp(p->circuit, circuit))
+            return p;
+    return NULL;
+}
+
+static cz_pentry *pentry_get_locked(cz_engine *e, const char *circuit)
+{
+    cz_pentry *p = pentry_find_locked(e, circuit);
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->circuit = xstrdup(circuit);
+    if (!p->circuit) {
+        free(p);
+        return NULL;
+    }
+    p->next = e->pentries;
+    e->pentries = p;
+    return p;
+}
+
+/* Makes sure pe->est is valid (calls the back-end without mu). */
+static cz_status pentry_estimate_locked(cz_engine *e, cz_pentry *pe, char *msg, size_t msglen)
+{
+    if (pe->est_valid)
+        return CZ_OK;
+    cz_engine_estimate est = {0};
+    char bmsg[256] = "";
+    pthread_mutex_unlock(&e->mu);
+    cz_status st = e->be.estimate(e->be.ctx, pe->circuit, &est, bmsg, sizeof bmsg);
+    pthread_mutex_lock(&e->mu);
+    if (st != CZ_OK) {
+        set_msg(msg, msglen, "circuit '%s': %s", pe->circuit, *bmsg ? bmsg : cz_status_str(st));
+        return st;
+    }
+    if (!est.proof_bytes) {
+        set_msg(msg, msglen, "circuit '%s': back-end estimate gives proof_bytes = 0", pe->circuit);
+        return CZ_ERR_INTERNAL;
+    }
+    if (!pe->est_valid) {
+        pe->est = est;
+        pe->est_valid = true;
+    }
+    return CZ_OK;
+}
+
+/* An unpinned resident set other than keep, least recently used, idle for at
+ * least eviction_min_idle_ms. *next_ns: when the next younger idle set
+ * becomes eligible (UINT64_MAX if none). */
+static cz_pentry *evict_candidate_locked(cz_engine *e, const cz_pentry *keep, uint64_t now,
+                                         uint64_t *next_ns)
+{
+    uint64_t min_idle = e->cfg.eviction_min_idle_ms * 1000000u;
+    cz_pentry *best = NULL;
+    *next_ns = UINT64_MAX;
+    for (cz_pentry *p = e->pentries; p; p = p->next) {
+        if (p == keep || p->state != PE_RESIDENT || p->refs)
+            continue;
+        if (now - p->last_used_ns >= min_idle) {
+            if (!best || p->last_used_ns < best->last_used_ns)
+                best = p;
+        } else if (p->last_used_ns + min_idle < *next_ns) {
+            *next_ns = p->last_used_ns + min_idle;
+        }
+    }
+    return best;
+}
+
+/* Unloads an unpinned resident set. Drops mu during the unload; returns
+ * with mu held. Never waits on anything but the unload itself. */
+static void evict_locked(cz_engine *e, cz_pentry *pe)
+{
+    pe->state = PE_UNLOADING;
+    void *params = pe->params;
+    pe->params = NULL;
+    pthread_mutex_unlock(&e->mu);
+    if (e->be.unload_params)
+        e->be.unload_params(e->be.ctx, pe->circuit, params);
+    if (cz_tl_enabled(e)) {
+        char extra[200];
+        snprintf(extra, sizeof extra, "circuit=%s bytes=%llu", pe->circuit,
+                 (unsigned long long)pe->charged);
+        cz_tl_emit(e, "PARAMS_EVICT", 0, -1, extra);
+    }
+    pthread_mutex_lock(&e->mu);
+    budget_release_locked(e, pe->charged);
+    pe->charged = 0;
+    pe->state = PE_ABSENT;
+    e->c_evictions++;
+    pthread_cond_broadcast(&e->pe_cv);
+    pthread_cond_signal(&e->disp_cv);
+}
+
+/* Loads pe (state must be PE_LOADING and its bytes charged). Drops mu. */
+static cz_status load_locked(cz_engine *e, cz_pentry *pe, char *msg, size_t msglen)
+{
+    void *params = NULL;
+    char bmsg[256] = "";
+    if (cz_tl_enabled(e)) {
+        char extra[200];
+        snprintf(extra, sizeof extra, "circuit=%s bytes=%llu", pe->circuit,
+                 (unsigned long long)pe->charged);
+        cz_tl_emit(e, "PARAMS_LOAD_START", 0, -1, extra);
+    }
+    pthread_mutex_unlock(&e->mu);
+    uint64_t t0 = cz_engine_now_ns();
+    cz_status st = e->be.load_params(e->be.ctx, pe->circuit, &params, bmsg, sizeof bmsg);
+    uint64_t t1 = cz_engine_now_ns();
+    if (cz_tl_enabled(e)) {
+        char extra[400];
+        snprintf(extra, sizeof extra, "circuit=%s load_ms=%.3f status=%s", pe->circuit,
+                 (double)(t1 - t0) / 1e6, cz_status_str(st));
+        cz_tl_emit(e, "PARAMS_LOAD_END", 0, -1, extra);
+    }
+    pthread_mutex_lock(&e->mu);
+    if (st != CZ_OK) {
+        budget_release_locked(e, pe->charged);
+        pe->charged = 0;
+        pe->state = PE_ABSENT;
+        set_msg(msg, msglen, "load parameters for '%s': %s", pe->circuit,
+                *bmsg ? bmsg : cz_status_str(st));
+    } else {
+        pe->params = params;
+        pe->state = PE_RESIDENT;
+        pe->last_used_ns = t1;
+        e->c_loads++;
+        cz_hist_observe(&e->hist[H_LOAD], (double)(t1 - t0) / 1e9);
+    }
+    pthread_cond_broadcast(&e->pe_cv);
+    pthread_cond_signal(&e->disp_cv);
+    return st;
+}
+
+/* ------------------------------------------------------------------------
+ * dispatcher
+ * ------------------------------------------------------------------------ */
+
+static void *dispatcher_main(void *arg)
+{
+    cz_engine *e = arg;
+    pthread_setname_np(pthread_self(), "cz-dispatch");
+    pthread_mutex_lock(&e->mu);
+    while (!e->stop) {
+        uint64_t now = cz_engine_now_ns();
+        uint64_t wake = prune_locked(e, now);
+        cz_job *j = e->paused ? NULL : cz_heap_top(&e->ready);
+        if (!j || e->synth_idle == 0) {
+            cv_wait_until(&e->disp_cv, &e->mu, wake);
+            continue;
+        }
+        cz_pentry *pe = j->pe;
+        if (pe->state == PE_LOADING || pe->state == PE_UNLOADING) {
+            cv_wait_until(&e->disp_cv, &e->mu, wake);
+            continue;
+        }
+        uint64_t part_bytes = pe->est.abc_bytes + pe->est.rest_bytes;
+        bool load = pe->state != PE_RESIDENT;
+        uint64_t need = part_bytes + (load ? pe->est.params_bytes : 0);
+        if (e->used + need > e->budget) {
+            uint64_t next_el;
+            cz_pentry *victim = evict_candidate_locked(e, pe, now, &next_el);
+            if (victim) {
+                evict_locked(e, victim);
+                continue;
+            }
+            cv_wait_until(&e->disp_cv, &e->mu, next_el < wake ? next_el : wake);
+            continue;
+        }
+        cz_part *p = calloc(1, sizeof *p);
+        if (!p) {
+            cz_post post = {0};
+            job_fail_locked(e, j, j->next_part, "dispatch", CZ_ERR_NOMEM, NULL, &post);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        /* reserve */
+        p->job = j;
+        p->idx = j->next_part++;
+        p->heap_idx = (size_t)-1;
+        p->abc_left = pe->est.abc_bytes;
+        p->rest_left = pe->est.rest_bytes;
+        p->rec.job = j->id;
+        p->rec.partition = p->idx;
+        p->rec.reserve_ms = cz_ms_since(e, now);
+        p->rec.synth_worker = p->rec.prover_worker = p->rec.finalizer = -1;
+        budget_charge_locked(e, part_bytes);
+        if (j->next_part == j->nparts) {
+            cz_heap_remove(&e->ready, j);
+            j->in_ready = false;
+        }
+        e->parts_queued--;
+        j->parts_inflight++;
+        j->refs++;
+        e->inflight++;
+        if (e->inflight > e->inflight_peak)
+            e->inflight_peak = e->inflight;
+        pe->refs++;
+        pe->last_used_ns = now;
+        e->synth_idle--;
+        if (j->state == CZ_JOB_QUEUED) {
+            j->state = CZ_JOB_RUNNING;
+            j->t_start = now;
+            e->jobs_running++;
+            cz_hist_observe(&e->hist[H_QUEUE], (double)(now - j->t_submit) / 1e9);
+            if (cz_tl_enabled(e)) {
+                /* under mu: safe, tl_mu is never held while taking mu */
+                char extra[64];
+                snprintf(extra, sizeof extra, "queue_ms=%.3f", (double)(now - j->t_submit) / 1e6);
+                cz_tl_emit(e, "JOB_START", j->id, -1, extra);
+            }
+        }
+        cz_post post = {0};
+        if (load) {
+            char msg[300];
+            budget_charge_locked(e, pe->est.params_bytes);
+            pe->charged = pe->est.params_bytes;
+            pe->state = PE_LOADING;
+            cz_status ls = load_locked(e, pe, msg, sizeof msg);
+            if (ls != CZ_OK)
+                job_fail_locked(e, j, p->idx, "load_params", ls, msg, &post);
+        }
+        if (!job_terminal(j) && !j->prepared_done && e->be.prepare_job) {
+            cz_engine_job_view v;
+            job_view(j, &v);
+            void *prep = NULL;
+            char bmsg[256] = "";
+            pthread_mutex_unlock(&e->mu);
+            cz_status st = e->be.prepare_job(e->be.ctx, pe->params, &v, &prep, bmsg, sizeof bmsg);
+            pthread_mutex_lock(&e->mu);
+            j->prepared_done = true;
+            j->prepared = prep;
+            if (st != CZ_OK)
+                job_fail_locked(e, j, p->idx, "prepare_job", st, bmsg, &post);
+        }
+        j->prepared_done = true;
+        if (job_terminal(j)) {
+            e->synth_idle++;
+            post_add_retire(&post, p, CZ_ERR_CANCELLED);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        p->where = PART_SYNTH;
+        p->next = NULL;
+        if (e->handoff_tail)
+            e->handoff_tail->next = p;
+        else
+            e->handoff_head = p;
+        e->handoff_tail = p;
+        pthread_cond_signal(&e->synth_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * synthesis workers
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    cz_engine *e;
+    unsigned index;
+} worker_arg;
+
+static void *synth_main(void *arg)
+{
+    worker_arg *wa = arg;
+    cz_engine *e = wa->e;
+    int w = (int)wa->index;
+    char name[16];
+    snprintf(name, sizeof name, "cz-synth%u", wa->index);
+    pthread_setname_np(pthread_self(), name);
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        /* idle: our permit is free */
+        e->synth_idle++;
+        pthread_cond_signal(&e->disp_cv);
+        while (!e->handoff_head && !e->stop)
+            pthread_cond_wait(&e->synth_cv, &e->mu);
+        if (!e->handoff_head) {
+            e->synth_idle--;
+            break;
+        }
+        cz_part *p = e->handoff_head;
+        e->handoff_head = p->next;
+        if (!e->handoff_head)
+            e->handoff_tail = NULL;
+        cz_job *j = p->job;
+        if (job_terminal(j)) {
+            cz_post post = {0};
+            post_add_retire(&post, p, CZ_ERR_CANCELLED);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        e->synthesizing++;
+        cz_engine_job_view v;
+        job_view(j, &v);
+        void *params = j->pe->params;
+        uint64_t t0 = cz_engine_now_ns();
+        p->rec.synth_start_ms = cz_ms_since(e, t0);
+        p->rec.synth_worker = w;
+        pthread_mutex_unlock(&e->mu);
+
+        cz_tl_emit(e, "SYNTH_START", j->id, (int)p->idx, NULL);
+        cz_engine_timings tm = {0};
+        char bmsg[256] = "";
+        void *synth = NULL;
+        cz_status st = e->be.synthesize(e->be.ctx, params, &v, p->idx, &j->cancel, &synth, &tm,
+                                        bmsg, sizeof bmsg);
+        uint64_t t1 = cz_engine_now_ns();
+        if (cz_tl_enabled(e)) {
+            char extra[400];
+            int n = snprintf(extra, sizeof extra, "synth_ms=%.3f status=%s",
+                             (double)(t1 - t0) / 1e6, cz_status_str(st));
+            cz_tl_phases(extra + n, sizeof extra - (size_t)n, &tm);
+            cz_tl_emit(e, "SYNTH_END", j->id, (int)p->idx, extra);
+        }
+
+        pthread_mutex_lock(&e->mu);
+        e->synthesizing--;
+        p->rec.synth_end_ms = cz_ms_since(e, t1);
+        cz_hist_observe(&e->hist[H_SYNTH], (double)(t1 - t0) / 1e9);
+        cz_post post = {0};
+        if (st != CZ_OK) {
+            if (synth)
+                e->be.free_synth(e->be.ctx, synth); /* contract says none; be safe */
+            job_fail_locked(e, j, p->idx, "synthesize", st, bmsg, &post);
+            post_add_retire(&post, p, st);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        p->synth = synth;
+        e->synth_waiting++;
+        if (e->synth_waiting > e->synth_waiting_peak)
+            e->synth_waiting_peak = e->synth_waiting;
+        if (e->cfg.test_release_permit_before_send && e->chan.n >= e->chan_cap &&
+            !job_terminal(j)) {
+            /* THE SEEDS' BUG, on purpose (test hook): park the object and
+             * go back to idle without waiting for the send. */
+            p->where = PART_OVERFLOW;
+            p->next = NULL;
+            if (e->ovf_tail)
+                e->ovf_tail->next = p;
+            else
+                e->ovf_head = p;
+            e->ovf_tail = p;
+            e->ovf_count++;
+            continue;
+        }
+        /* The permit (this worker) is held until the send succeeds. */
+        p->where = PART_SENDING;
+        e->awaiting_send++;
+        if (e->awaiting_send > e->awaiting_send_peak)
+            e->awaiting_send_peak = e->awaiting_send;
+        while (e->chan.n >= e->chan_cap && !job_terminal(j))
+            pthread_cond_wait(&e->space_cv, &e->mu);
+        e->awaiting_send--;
+        if (job_terminal(j)) {
+            e->synth_waiting--;
+            post_add_retire(&post, p, CZ_ERR_CANCELLED);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        p->where = PART_CHANNEL;
+        if (cz_heap_push(&e->chan, p) != CZ_OK)
+            abort(); /* capacity reserved at creation */
+        if (e->chan.n > e->chan_peak)
+            e->chan_peak = e->chan.n;
+        pthread_cond_signal(&e->chan_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * prover workers
+ * ------------------------------------------------------------------------ */
+
+static void *prover_main(void *arg)
+{
+    worker_arg *wa = arg;
+    cz_engine *e = wa->e;
+    int w = (int)wa->index;
+    cz_engine_device *dev = &e->devs[wa->index / e->cfg.workers_per_device];
+    char name[16];
+    snprintf(name, sizeof name, "cz-prove%u", wa->index);
+    pthread_setname_np(pthread_self(), name);
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->chan.n && !e->stop)
+            pthread_cond_wait(&e->chan_cv, &e->mu);
+        if (!e->chan.n)
+            break;
+        cz_part *p = cz_heap_pop(&e->chan);
+        e->synth_waiting--;
+        refill_from_overflow_locked(e);
+        pthread_cond_broadcast(&e->space_cv);
+        cz_job *j = p->job;
+        cz_post post = {0};
+        if (job_terminal(j)) {
+            post_add_retire(&post, p, CZ_ERR_CANCELLED);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        p->where = PART_PROVING;
+        e->proving++;
+        void *synth = p->synth;
+        p->synth = NULL;
+        void *params = j->pe->params;
+        uint64_t t0 = cz_engine_now_ns();
+        p->rec.prove_start_ms = cz_ms_since(e, t0);
+        p->rec.prover_worker = w;
+        p->rec.device = dev->index;
+        pthread_mutex_unlock(&e->mu);
+
+        cz_tl_emit(e, "PROVE_START", j->id, (int)p->idx, NULL);
+        cz_engine_timings tm = {0};
+        char bmsg[256] = "";
+        void *pending = NULL;
+        uint64_t dev0 = cz_tl_device_ns;
+        if (!e->be.backend_locks_device)
+            cz_engine_device_lock(dev);
+        cz_status st = e->be.prove_start(e->be.ctx, params, synth, dev, &pending, &tm, bmsg,
+                                         sizeof bmsg);
+        if (!e->be.backend_locks_device)
+            cz_engine_device_unlock(dev);
+        uint64_t t1 = cz_engine_now_ns();
+        double dev_ms = (double)(cz_tl_device_ns - dev0) / 1e6;
+        if (cz_tl_enabled(e)) {
+            char extra[400];
+            int n = snprintf(extra, sizeof extra, "prove_ms=%.3f device_ms=%.3f status=%s",
+                             (double)(t1 - t0) / 1e6, dev_ms, cz_status_str(st));
+            cz_tl_phases(extra + n, sizeof extra - (size_t)n, &tm);
+            cz_tl_emit(e, "PROVE_END", j->id, (int)p->idx, extra);
+        }
+
+        pthread_mutex_lock(&e->mu);
+        e->proving--;
+        /* a, b, c are gone: return their share right away */
+        budget_release_locked(e, p->abc_left);
+        p->abc_left = 0;
+        p->rec.prove_end_ms = cz_ms_since(e, t1);
+        p->rec.device_ms = dev_ms;
+        cz_hist_observe(&e->hist[H_PROVE], (double)(t1 - t0) / 1e9);
+        cz_hist_observe(&e->hist[H_DEVICE], dev_ms / 1e3);
+        if (st != CZ_OK) {
+            if (pending)
+                e->be.free_pending(e->be.ctx, pending);
+            job_fail_locked(e, j, p->idx, "prove_start", st, bmsg, &post);
+            post_add_retire(&post, p, st);
+        } else {
+            p->pending = pending;
+            if (job_terminal(j)) {
+                post_add_retire(&post, p, CZ_ERR_CANCELLED);
+            } else {
+                p->where = PART_FINQ;
+                if (cz_heap_push(&e->finq, p) != CZ_OK) {
+                    job_fail_locked(e, j, p->idx, "prove_start", CZ_ERR_NOMEM, NULL, &post);
+                    post_add_retire(&post, p, CZ_ERR_NOMEM);
+                } else {
+                    pthread_cond_signal(&e->fin_cv);
+                }
+            }
+        }
+        if (post.retire || post.ended || post.prep) {
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * finalizers (prove_finish, assembly, self-verification, completion)
+ * ------------------------------------------------------------------------ */
+
+static void *finalizer_main(void *arg)
+{
+    worker_arg *wa = arg;
+    cz_engine *e = wa->e;
+    int w = (int)wa->index;
+    char name[16];
+    snprintf(name, sizeof name, "cz-final%u", wa->index);
+    pthread_setname_np(pthread_self(), name);
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->finq.n && !e->stop)
+            pthread_cond_wait(&e->fin_cv, &e->mu);
+        if (!e->finq.n)
+            break;
+        cz_part *p = cz_heap_pop(&e->finq);
+        cz_job *j = p->job;
+        cz_post post = {0};
+        if (job_terminal(j)) {
+            post_add_retire(&post, p, CZ_ERR_CANCELLED);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        p->where = PART_FINALIZING;
+        e->finalizing++;
+        void *pending = p->pending;
+        p->pending = NULL;
+        void *params = j->pe->params;
+        uint8_t *dst = j->proof + (size_t)p->idx * j->proof_bytes;
+        uint64_t t0 = cz_engine_now_ns();
+        p->rec.finish_start_ms = cz_ms_since(e, t0);
+        p->rec.finalizer = w;
+        pthread_mutex_unlock(&e->mu);
+
+        cz_engine_timings tm = {0};
+        char bmsg[256] = "";
+        cz_status st = e->be.prove_finish(e->be.ctx, params, pending, dst, &tm, bmsg, sizeof bmsg);
+        uint64_t t1 = cz_engine_now_ns();
+        if (cz_tl_enabled(e)) {
+            char extra[400];
+            int n = snprintf(extra, sizeof extra, "finish_ms=%.3f status=%s",
+                             (double)(t1 - t0) / 1e6, cz_status_str(st));
+            cz_tl_phases(extra + n, sizeof extra - (size_t)n, &tm);
+            cz_tl_emit(e, "FINISH_END", j->id, (int)p->idx, extra);
+        }
+
+        pthread_mutex_lock(&e->mu);
+        e->finalizing--;
+        budget_release_locked(e, p->rest_left);
+        p->rest_left = 0;
+        p->rec.finish_end_ms = cz_ms_since(e, t1);
+        cz_hist_observe(&e->hist[H_FINISH], (double)(t1 - t0) / 1e9);
+        if (st != CZ_OK) {
+            job_fail_locked(e, j, p->idx, "prove_finish", st, bmsg, &post);
+            post_add_retire(&post, p, st);
+        } else if (job_terminal(j)) {
+            post_add_retire(&post, p, CZ_ERR_CANCELLED); /* late result: discarded */
+        } else {
+            j->parts_done++;
+            if (j->parts_done == j->nparts) {
+                if (e->cfg.self_verify && e->be.verify) {
+                    /* p still pins the parameters (its retire comes after) */
+                    cz_engine_job_view v;
+                    job_view(j, &v);
+                    char vmsg[256] = "";
+                    pthread_mutex_unlock(&e->mu);
+                    uint64_t v0 = cz_engine_now_ns();
+                    cz_status vst = e->be.verify(e->be.ctx, params, &v, j->proof,
+                                                 (size_t)j->nparts * j->proof_bytes, vmsg,
+                                                 sizeof vmsg);
+                    uint64_t v1 = cz_engine_now_ns();
+                    if (cz_tl_enabled(e)) {
+                        char extra[128];
+                        snprintf(extra, sizeof extra, "verify_ms=%.3f status=%s",
+                                 (double)(v1 - v0) / 1e6, cz_status_str(vst));
+                        cz_tl_emit(e, "VERIFY_END", j->id, -1, extra);
+                    }
+                    pthread_mutex_lock(&e->mu);
+                    cz_hist_observe(&e->hist[H_VERIFY], (double)(v1 - v0) / 1e9);
+                    if (vst != CZ_OK) {
+                        char err[256];
+                        snprintf(err, sizeof err, "self-verification of the assembled proof failed: %s",
+                                 *vmsg ? vmsg : cz_status_str(vst));
+                        job_end_locked(e, j, CZ_JOB_FAILED, vst, -1, err, &post);
+                    } else {
+                        job_end_locked(e, j, CZ_JOB_DONE, CZ_OK, -1, NULL, &post);
+                    }
+                } else {
+                    job_end_locked(e, j, CZ_JOB_DONE, CZ_OK, -1, NULL, &post);
+                }
+            }
+            post_add_retire(&post, p, CZ_OK);
+        }
+        pthread_mutex_unlock(&e->mu);
+        post_run(e, &post);
+        pthread_mutex_lock(&e->mu);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * lifecycle
+ * ------------------------------------------------------------------------ */
+
+void cz_engine_config_default(cz_engine_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->partition_workers = 2;
+    c->synthesis_lookahead = 1;
+    c->devices = 1;
+    c->workers_per_device = 2;
+    c->finalizers = 1;
+    c->memory_budget = 0;
+    c->memory_safety_margin = 5 * GiB;
+    c->eviction_min_idle_ms = 300000;
+    c->result_retention_ms = 600000;
+    c->result_retention_count = 1024;
+    c->records_capacity = 65536;
+    c->self_verify = true;
+    c->drain_on_shutdown = true;
+}
+
+static void engine_free(cz_engine *e)
+{
+    for (cz_pentry *p = e->pentries, *n; p; p = n) {
+        n = p->next;
+        if (p->state == PE_RESIDENT && e->be.unload_params)
+            e->be.unload_params(e->be.ctx, p->circuit, p->params);
+        free(p->circuit);
+        free(p);
+    }
+    for (cz_job *j = e->fin_head, *n; j; j = n) {
+        n = j->finnext;
+        job_free(j);
+    }
+    cz_heap_free(&e->ready);
+    cz_heap_free(&e->chan);
+    cz_heap_free(&e->finq);
+    free(e->id_tab);
+    free(e->req_tab);
+    free(e->recs);
+    if (e->devs)
+        for (unsigned i = 0; i < e->n_dev; i++)
+            pthread_mutex_destroy(&e->devs[i].mu);
+    free(e->devs);
+    free(e->synth_threads);
+    free(e->prover_threads);
+    free(e->fin_threads);
+    pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->tl_mu);
+    pthread_cond_t *cvs[] = {&e->disp_cv, &e->synth_cv, &e->chan_cv, &e->space_cv,
+                             &e->fin_cv, &e->done_cv, &e->pe_cv};
+    for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
+        pthread_cond_destroy(cvs[i]);
+    free(e);
+}
+
+static void join_all(cz_engine *e)
+{
+    if (e->disp_started)
+        pthread_join(e->disp_thread, NULL);
+    for (unsigned i = 0; i < e->synth_started; i++)
+        pthread_join(e->synth_threads[i], NULL);
+    for (unsigned i = 0; i < e->prover_started; i++)
+        pthread_join(e->prover_threads[i], NULL);
+    for (unsigned i = 0; i < e->fin_started; i++)
+        pthread_join(e->fin_threads[i], NULL);
+    e->disp_started = false;
+    e->synth_started = e->prover_started = e->fin_started = 0;
+}
+
+cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *msg, size_t msglen)
+{
+    if (msg && msglen)
+        msg[0] = 0;
+    if (!out || !cfg) {
+        set_msg(msg, msglen, "engine: NULL argument");
+        return CZ_ERR_INVALID_ARG;
+    }
+    *out = NULL;
+    const cz_engine_backend *b = &cfg->backend;
+    if (!b->estimate || !b->load_params || !b->synthesize || !b->prove_start ||
+        !b->prove_finish || !b->free_synth || !b->free_pending) {
+        set_msg(msg, msglen, "engine: back-end lacks a required callback (estimate, load_params, "
+                             "synthesize, prove_start, prove_finish, free_synth, free_pending)");
+        return CZ_ERR_INVALID_ARG;
+    }
+    if (!cfg->partition_workers || !cfg->devices || !cfg->workers_per_device ||
+        !cfg->finalizers || cfg->partition_workers > 4096 || cfg->devices > 256 ||
+        cfg->workers_per_device > 64 || cfg->finalizers > 4096) {
+        set_msg(msg, msglen, "engine: partition_workers, devices, workers_per_device and "
+                             "finalizers must be at least 1 (and sane)");
+        return CZ_ERR_INVALID_ARG;
+    }
+    uint64_t budget = cfg->memory_budget;
+    if (!budget) {
+        uint64_t mt = read_memtotal();
+        if (mt <= cfg->memory_safety_margin) {
+            set_msg(msg, msglen, "engine: auto memory budget: MemTotal %llu bytes does not exceed "
+                                 "the safety margin %llu bytes",
+                    (unsigned long long)mt, (unsigned long long)cfg->memory_safety_margin);
+            return CZ_ERR_BUDGET;
+        }
+        budget = mt - cfg->memory_safety_margin;
+    }
+
+    cz_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return CZ_ERR_NOMEM;
+    e->cfg = *cfg;
+    e->be = cfg->backend;
+    e->budget = budget;
+    e->t0 = cz_engine_now_ns();
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->tl_mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_t *cvs[] = {&e->disp_cv, &e->synth_cv, &e->chan_cv, &e->space_cv,
+                             &e->fin_cv, &e->done_cv, &e->pe_cv};
+    for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
+        pthread_cond_init(cvs[i], &ca);
+    pthread_condattr_destroy(&ca);
+
+    cz_heap_init(&e->ready, job_cmp, job_idx);
+    cz_heap_init(&e->chan, part_cmp, part_idx);
+    cz_heap_init(&e->finq, part_cmp, part_idx);
+    e->chan_cap = cfg->synthesis_lookahead > cfg->partition_workers ? cfg->synthesis_lookahead
+                                                                    : cfg->partition_workers;
+    e->id_nb = e->req_nb = 1024;
+    e->id_tab = calloc(e->id_nb, sizeof *e->id_tab);
+    e->req_tab = calloc(e->req_nb, sizeof *e->req_tab);
+    e->rec_cap = cfg->records_capacity;
+    e->recs = e->rec_cap ? calloc(e->rec_cap, sizeof *e->recs) : NULL;
+    e->n_dev = cfg->devices;
+    e->devs = calloc(e->n_dev, sizeof *e->devs);
+    e->n_synth = cfg->partition_workers;
+    e->n_prover = cfg->devices * cfg->workers_per_device;
+    e->n_fin = cfg->finalizers;
+    e->synth_threads = calloc(e->n_synth, sizeof(pthread_t));
+    e->prover_threads = calloc(e->n_prover, sizeof(pthread_t));
+    e->fin_threads = calloc(e->n_fin, sizeof(pthread_t));
+    worker_arg *args = calloc((size_t)e->n_synth + e->n_prover + e->n_fin, sizeof *args);
+    if (!e->id_tab || !e->req_tab || (e->rec_cap && !e->recs) || !e->devs || !e->synth_threads ||
+        !e->prover_threads || !e->fin_threads || !args ||
+        cz_heap_reserve(&e->chan, e->chan_cap) != CZ_OK) {
+        free(args);
+        engine_free(e);
+        return CZ_ERR_NOMEM;
+    }
+    for (unsigned i = 0; i < e->n_dev; i++) {
+        pthread_mutex_init(&e->devs[i].mu, NULL);
+        e->devs[i].index = i;
+        atomic_init(&e->devs[i].busy_ns, 0);
+    }
+    e->accepting = true;
+    e->paused = cfg->start_paused;
+
+    /* Workers block every signal (the daemon handles them on its own thread). */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    bool ok = pthread_create(&e->disp_thread, NULL, dispatcher_main, e) == 0;
+    e->disp_started = ok;
+    worker_arg *a = args;
+    for (unsigned i = 0; ok && i < e->n_synth; i++, a++) {
+        a->e = e;
+        a->index = i;
+        ok = pthread_create(&e->synth_threads[i], NULL, synth_main, a) == 0;
+        e->synth_started += ok;
+    }
+    for (unsigned i = 0; ok && i < e->n_prover; i++, a++) {
+        a->e = e;
+        a->index = i;
+        ok = pthread_create(&e->prover_threads[i], NULL, prover_main, a) == 0;
+        e->prover_started += ok;
+    }
+    for (unsigned i = 0; ok && i < e->n_fin; i++, a++) {
+        a->e = e;
+        a->index = i;
+        ok = pthread_create(&e->fin_threads[i], NULL, finalizer_main, a) == 0;
+        e->fin_started += ok;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    e->worker_args = args;
+    if (!ok) {
+        pthread_mutex_lock(&e->mu);
+        e->stop = true;
+        pthread_cond_broadcast(&e->disp_cv);
+        pthread_cond_broadcast(&e->synth_cv);
+        pthread_cond_broadcast(&e->chan_cv);
+        pthread_cond_broadcast(&e->fin_cv);
+        pthread_mutex_unlock(&e->mu);
+        join_all(e);
+        free(args);
+        engine_free(e);
+        set_msg(msg, msglen, "engine: cannot start threads");
+        return CZ_ERR_NOMEM;
+    }
+    *out = e;
+    return CZ_OK;
+}
+
+void cz_engine_shutdown(cz_engine *e)
+{
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->mu);
+    if (e->shutting) {
+        while (!e->shut_done)
+            pthread_cond_wait(&e->done_cv, &e->mu);
+        pthread_mutex_unlock(&e->mu);
+        return;
+    }
+    e->shutting = true;
+    e->accepting = false;
+    e->paused = false;
+    pthread_cond_signal(&e->disp_cv);
+    if (!e->cfg.drain_on_shutdown) {
+        /* cancel every unfinished job, one post at a time */
+        for (;;) {
+            cz_job *victim = NULL;
+            for (size_t b = 0; b < e->id_nb && !victim; b++)
+                for (cz_job *j = e->id_tab[b]; j; j = j->idnext)
+                    if (!job_terminal(j)) {
+                        victim = j;
+                        break;
+                    }
+            if (!victim)
+                break;
+            cz_post post = {0};
+            job_end_locked(e, victim, CZ_JOB_CANCELLED, CZ_ERR_CANCELLED, -1,
+                           "cancelled by engine shutdown", &post);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+        }
+    }
+    while (e->jobs_active || e->inflight)
+        pthread_cond_wait(&e->done_cv, &e->mu);
+    e->stop = true;
+    pthread_cond_broadcast(&e->disp_cv);
+    pthread_cond_broadcast(&e->synth_cv);
+    pthread_cond_broadcast(&e->chan_cv);
+    pthread_cond_broadcast(&e->space_cv);
+    pthread_cond_broadcast(&e->fin_cv);
+    pthread_mutex_unlock(&e->mu);
+    join_all(e);
+    pthread_mutex_lock(&e->mu);
+    e->shut_done = true;
+    pthread_cond_broadcast(&e->done_cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void cz_engine_destroy(cz_engine *e)
+{
+    if (!e)
+        return;
+    cz_engine_shutdown(e);
+    free(e->worker_args);
+    engine_free(e);
+}
+
+void cz_engine_pause(cz_engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    e->paused = true;
+    pthread_mutex_unlock(&e->mu);
+}
+
+void cz_engine_resume(cz_engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    if (!e->shutting)
+        e->paused = false;
+    pthread_cond_signal(&e->disp_cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+uint64_t cz_engine_budget(const cz_engine *e)
+{
+    return e->budget; /* constant after creation */
+}
+
+/* ------------------------------------------------------------------------
+ * jobs API
+ * ------------------------------------------------------------------------ */
+
+cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *id,
+                           bool *existing, char *msg, size_t msglen)
+{
+    if (msg && msglen)
+        msg[0] = 0;
+    if (existing)
+        *existing = false;
+    if (!e || !req || !id) {
+        set_msg(msg, msglen, "submit: NULL argument");
+        return CZ_ERR_INVALID_ARG;
+    }
+    *id = 0;
+    size_t cl = req->circuit_id ? strlen(req->circuit_id) : 0;
+    if (cl == 0 || cl > 127) {
+        set_msg(msg, msglen, "submit: circuit id must be 1..127 characters");
+        return CZ_ERR_INVALID_ARG;
+    }
+    if (!req->payload && req->payload_len) {
+        set_msg(msg, msglen, "submit: payload is NULL but payload_len is %zu", req->payload_len);
+        return CZ_ERR_INVALID_ARG;
+    }
+    if (req->num_partitions < 1 || req->num_partitions > 65536) {
+        set_msg(msg, msglen, "submit: num_partitions %u is outside 1..65536", req->num_partitions);
+        return CZ_ERR_INVALID_ARG;
+    }
+    if ((unsigned)req->priority > CZ_PRIO_CRITICAL) {
+        set_msg(msg, msglen, "submit: unknown priority %d", (int)req->priority);
+        return CZ_ERR_INVALID_ARG;
+    }
+    const char *rid = req->request_id && *req->request_id ? req->request_id : NULL;
+    if (rid && strlen(rid) > 255) {
+        set_msg(msg, msglen, "submit: request id longer than 255 characters");
+        return CZ_ERR_INVALID_ARG;
+    }
+
+    /* allocate and copy outside the lock */
+    cz_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return CZ_ERR_NOMEM;
+    j->circuit = xstrdup(req->circuit_id);
+    j->request_id = rid ? xstrdup(rid) : NULL;
+    j->payload_len = req->payload_len;
+    j->payload = malloc(req->payload_len ? req->payload_len : 1);
+    if (!j->circuit || (rid && !j->request_id) || !j->payload) {
+        job_free(j);
+        return CZ_ERR_NOMEM;
+    }
+    if (req->payload_len)
+        memcpy(j->payload, req->payload, req->payload_len);
+    cz_engine_digest(j->payload, j->payload_len, j->digest);
+    j->nparts = req->num_partitions;
+    j->prio = req->priority;
+    j->failed_part = -1;
+    j->heap_idx = (size_t)-1;
+    atomic_init(&j->cancel.flag, 0);
+
+    cz_status st = CZ_OK;
+    pthread_mutex_lock(&e->mu);
+    if (!e->accepting) {
+        set_msg(msg, msglen, "submit: the engine is shutting down");
+        st = CZ_ERR_CANCELLED;
+        goto refuse;
+    }
+    uint64_t now = cz_engine_now_ns();
+    prune_locked(e, now);
+    cz_pentry *pe = pentry_get_locked(e, j->circuit);
+    if (!pe) {
+        st = CZ_ERR_NOMEM;
+        goto refuse;
+    }
+    st = pentry_estimate_locked(e, pe, msg, msglen);
+    if (st != CZ_OK)
+        goto refuse;
+    {
+        const cz_engine_estimate *es = &pe->est;
+        uint64_t need = es->params_bytes + es->abc_bytes + es->rest_bytes;
+        if (need < es->params_bytes || need > e->budget) {
+            set_msg(msg, msglen,
+                    "submit: circuit '%s' cannot fit the memory budget: one partition needs "
+                    "%llu bytes (a/b/c %llu + rest %llu) plus %llu bytes of parameters = %llu "
+                    "bytes, but the budget is %llu bytes",
+                    j->circuit, (unsigned long long)(es->abc_bytes + es->rest_bytes),
+                    (unsigned long long)es->abc_bytes, (unsigned long long)es->rest_bytes,
+                    (unsigned long long)es->params_bytes, (unsigned long long)need,
+                    (unsigned long long)e->budget);
+            st = CZ_ERR_BUDGET;
+            goto refuse;
+        }
+    }
+    if (rid) {
+        cz_job *o = req_lookup(e, rid);
+        if (o) {
+            if (!strcmp(o->circuit, j->circuit) && o->nparts == j->nparts &&
+                o->payload_len == j->payload_len && o->digest[0] == j->digest[0] &&
+                o->digest[1] == j->digest[1]) {
+                *id = o->id;
+                if (existing)
+                    *existing = true;
+                pthread_mutex_unlock(&e->mu);
+                job_free(j);
+                return CZ_OK;
+            }
+            set_msg(msg, msglen,
+                    "submit: request id '%s' is in use by job %llu (%s) with a different "
+                    "circuit, partition count or payload; it can be reused once that job's "
+                    "result has been pruned",
+                    rid, (unsigned long long)o->id, cz_job_state_str(o->state));
+            st = CZ_ERR_BUSY;
+            goto refuse;
+        }
+    }
+    j->proof_bytes = pe->est.proof_bytes;
+    j->proof = calloc(j->nparts, j->proof_bytes);
+    j->pe = pe;
+    j->seq = e->next_seq; /* the heap orders by it */
+    if (!j->proof || cz_heap_push(&e->ready, j) != CZ_OK) {
+        st = CZ_ERR_NOMEM;
+        goto refuse;
+    }
+    j->in_ready = true;
+    j->id = ++e->next_id;
+    e->next_seq++;
+    j->t_submit = now;
+    j->state = CZ_JOB_QUEUED;
+    j->refs = 1;
+    tables_insert(e, j);
+    e->jobs_active++;
+    e->parts_queued += j->nparts;
+    e->c_submitted++;
+    *id = j->id;
+    pthread_cond_signal(&e->disp_cv);
+    cz_job_id jid = j->id;
+    unsigned np = j->nparts;
+    cz_priority pr = j->prio;
+    char circ[128];
+    snprintf(circ, sizeof circ, "%s", j->circuit);
+    pthread_mutex_unlock(&e->mu);
+    if (cz_tl_enabled(e)) {
+        char extra[256];
+        snprintf(extra, sizeof extra, "circuit=%s parts=%u prio=%s", circ, np, cz_priority_str(pr));
+        cz_tl_emit(e, "JOB_SUBMIT", jid, -1, extra);
+    }
+    return CZ_OK;
+
+refuse:
+    e->c_refused++;
+    pthread_mutex_unlock(&e->mu);
+    job_free(j);
+    return st;
+}
+
+static void fill_result_locked(cz_engine *e, const cz_job *j, cz_job_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->id = j->id;
+    out->state = j->state;
+    out->status = j->status;
+    snprintf(out->error, sizeof out->error, "%s", j->error);
+    out->failed_partition = j->failed_part;
+    out->num_partitions = j->nparts;
+    out->partitions_done = j->parts_done;
+    out->priority = j->prio;
+    uint64_t now = cz_engine_now_ns();
+    uint64_t end = job_terminal(j) ? j->t_end : now;
+    uint64_t start = j->t_start ? j->t_start : end;
+    out->queued_ms = (double)(start - j->t_submit) / 1e6;
+    out->total_ms = (double)(end - j->t_submit) / 1e6;
+    (void)e;
+}
+
+cz_status cz_engine_job_info(cz_engine *e, cz_job_id id, cz_job_result *out)
+{
+    if (!e || !out)
+        return CZ_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&e->mu);
+    prune_locked(e, cz_engine_now_ns());
+    cz_job *j = id_lookup(e, id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return CZ_ERR_NOT_FOUND;
+    }
+    fill_result_locked(e, j, out);
+    pthread_mutex_unlock(&e->mu);
+    return CZ_OK;
+}
+
+cz_status cz_engine_await(cz_engine *e, cz_job_id id, int64_t timeout_ms, cz_job_result *out)
+{
+    if (!e || !out)
+        return CZ_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    uint64_t deadline = deadline_after_ms(timeout_ms);
+    pthread_mutex_lock(&e->mu);
+    prune_locked(e, cz_engine_now_ns());
+    cz_job *j = id_lookup(e, id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return CZ_ERR_NOT_FOUND;
+    }
+    j->refs++;
+    while (!job_terminal(j) && timeout_ms != 0) {
+        if (!cv_wait_until(&e->done_cv, &e->mu, deadline) && cz_engine_now_ns() >= deadline)
+            break;
+    }
+    fill_result_locked(e, j, out);
+    cz_status st = job_terminal(j) ? CZ_OK : CZ_ERR_TIMEOUT;
+    if (j->state == CZ_JOB_DONE) {
+        size_t n = (size_t)j->nparts * j->proof_bytes;
+        out->proof = malloc(n);
+        if (out->proof) {
+            memcpy(out->proof, j->proof, n);
+            out->proof_len = n;
+        } else {
+            st = CZ_ERR_NOMEM;
+        }
+    }
+    job_unref_locked(e, j);
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+void cz_job_result_free(cz_job_result *r)
+{
+    if (!r)
+        return;
+    free(r->proof);
+    r->proof = NULL;
+    r->proof_len = 0;
+}
+
+cz_status cz_engine_cancel(cz_engine *e, cz_job_id id, cz_job_state *state)
+{
+    if (!e)
+        return CZ_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    cz_job *j = id_lookup(e, id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return CZ_ERR_NOT_FOUND;
+    }
+    cz_post post = {0};
+    bool ended = job_end_locked(e, j, CZ_JOB_CANCELLED, CZ_ERR_CANCELLED, -1,
+                                "cancelled by request", &post);
+    if (state)
+        *state = j->state;
+    pthread_mutex_unlock(&e->mu);
+    post_run(e, &post);
+    return ended ? CZ_OK : CZ_ERR_BUSY;
+}
+
+cz_status cz_engine_wait_idle(cz_engine *e, int64_t timeout_ms)
+{
+    if (!e)
+        return CZ_ERR_INVALID_ARG;
+    uint64_t deadline = deadline_after_ms(timeout_ms);
+    pthread_mutex_lock(&e->mu);
+    while (e->jobs_active || e->inflight) {
+        if (timeout_ms == 0 || (!cv_wait_until(&e->done_cv, &e->mu, deadline) &&
+                                cz_engine_now_ns() >= deadline)) {
+            pthread_mutex_unlock(&e->mu);
+            return CZ_ERR_TIMEOUT;
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    return CZ_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * parameter manager API
+ * ------------------------------------------------------------------------ */
+
+cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, size_t msglen)
+{
+    if (msg && msglen)
+        msg[0] = 0;
+    if (!e || !circuit_id || !*circuit_id || strlen(circuit_id) > 127) {
+        set_msg(msg, msglen, "preload: invalid circuit id");
+        return CZ_ERR_INVALID_ARG;
+    }
+    pthread_mutex_lock(&e->mu);
+    cz_pentry *pe = pentry_get_locked(e, circuit_id);
+    cz_status st = pe ? pentry_estimate_locked(e, pe, msg, msglen) : CZ_ERR_NOMEM;
+    while (st == CZ_OK) {
+        if (pe->state == PE_RESIDENT) {
+            pe->last_used_ns = cz_engine_now_ns();
+            break;
+        }
+        if (pe->state != PE_ABSENT) {
+            pthread_cond_wait(&e->pe_cv, &e->mu);
+            continue;
+        }
+        uint64_t need = pe->est.params_bytes;
+        if (e->used + need > e->budget) {
+            uint64_t next_el;
+            cz_pentry *victim = evict_candidate_locked(e, pe, cz_engine_now_ns(), &next_el);
+            if (victim) {
+                evict_locked(e, victim);
+                continue;
+            }
+            set_msg(msg, msglen,
+                    "preload: parameters for '%s' need %llu bytes but only %llu of the %llu-byte "
+                    "budget are free now (the rest is in use or held by parameters idle for less "
+                    "than %llu ms)",
+                    circuit_id, (unsigned long long)need,
+                    (unsigned long long)(e->budget - e->used), (unsigned long long)e->budget,
+                    (unsigned long long)e->cfg.eviction_min_idle_ms);
+            st = CZ_ERR_BUDGET;
+            break;
+        }
+        budget_charge_locked(e, need);
+        pe->charged = need;
+        pe->state = PE_LOADING;
+        st = load_locked(e, pe, msg, msglen);
+        break;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, char *msg, size_t msglen)
+{
+    if (msg && msglen)
+        msg[0] = 0;
+    if (!e || !circuit_id) {
+        set_msg(msg, msglen, "evict: invalid circuit id");
+        return CZ_ERR_INVALID_ARG;
+    }
+    pthread_mutex_lock(&e->mu);
+    cz_pentry *pe = pentry_find_locked(e, circuit_id);
+    cz_status st = CZ_OK;
+    if (!pe || pe->state == PE_ABSENT) {
+        set_msg(msg, msglen, "evict: parameters for '%s' are not loaded", circuit_id);
+        st = CZ_ERR_NOT_FOUND;
+    } else if (pe->state != PE_RESIDENT || pe->refs) {
+        set_msg(msg, msglen, "evict: parameters for '%s' are in use (%u partitions)", circuit_id,
+                pe->refs);
+        st = CZ_ERR_BUSY;
+    } else {
+        evict_locked(e, pe);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}

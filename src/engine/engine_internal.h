@@ -1,0 +1,197 @@
+/*
+ * Engine internals shared by engine.c (stages, budget, parameter manager),
+ * engine_obs.c (timeline, metrics, records, traces) and engine_util.c
+ * (priority heap, hash). Everything here is protected by cz_engine.mu unless
+ * a field says otherwise.
+ */
+#ifndef CZ_ENGINE_INTERNAL_H
+#define CZ_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include "cuzk/engine.h"
+
+/* ---- priority heap of pointers (indexed: items know their position) ---- */
+typedef struct {
+    void **v;
+    size_t n, cap;
+    /* <0: a before b (a is served first) */
+    int (*cmp)(const void *a, const void *b);
+    size_t *(*idx)(void *item); /* where the item stores its position */
+} cz_heap;
+
+void cz_heap_init(cz_heap *h, int (*cmp)(const void *, const void *), size_t *(*idx)(void *));
+void cz_heap_free(cz_heap *h);
+CZ_WUR cz_status cz_heap_push(cz_heap *h, void *item);
+void *cz_heap_top(const cz_heap *h);
+void *cz_heap_pop(cz_heap *h);
+void cz_heap_remove(cz_heap *h, void *item);
+CZ_WUR cz_status cz_heap_reserve(cz_heap *h, size_t cap);
+
+/* 128-bit non-cryptographic digest of a payload (idempotency check: guards
+ * against client mistakes, not adversaries). */
+void cz_engine_digest(const void *p, size_t n, uint64_t out[2]);
+
+uint64_t cz_engine_now_ns(void);
+
+/* ---- objects ---- */
+struct cz_engine_cancel_token {
+    atomic_int flag;
+};
+
+struct cz_engine_device {
+    pthread_mutex_t mu;
+    unsigned index;
+    uint64_t locked_at_ns;   /* written only by the lock holder */
+    atomic_uint_fast64_t busy_ns;
+};
+
+typedef enum { PE_ABSENT = 0, PE_LOADING, PE_RESIDENT, PE_UNLOADING } cz_pe_state;
+
+typedef struct cz_pentry {
+    char *circuit;
+    cz_engine_estimate est;
+    bool est_valid;
+    cz_pe_state state;
+    void *params;
+    unsigned refs;            /* in-flight partitions (+ a verify in progress) */
+    uint64_t last_used_ns;
+    uint64_t charged;         /* bytes charged to the budget for these params */
+    struct cz_pentry *next;
+} cz_pentry;
+
+struct cz_job;
+
+typedef enum {
+    PART_SYNTH = 0, PART_SENDING, PART_CHANNEL, PART_OVERFLOW, PART_PROVING,
+    PART_FINQ, PART_FINALIZING
+} cz_part_where;
+
+typedef struct cz_part {
+    struct cz_job *job;
+    uint32_t idx;
+    size_t heap_idx;
+    cz_part_where where;
+    void *synth, *pending;
+    uint64_t abc_left, rest_left;   /* reservation still held */
+    cz_engine_part_record rec;
+    struct cz_part *next;           /* handoff / overflow / retire lists */
+} cz_part;
+
+typedef struct cz_job {
+    cz_job_id id;
+    uint64_t seq;
+    cz_priority prio;
+    char *circuit;
+    char *request_id;
+    uint8_t *payload;
+    size_t payload_len;
+    uint64_t digest[2];
+    uint32_t nparts, next_part, parts_done, parts_inflight;
+    cz_job_state state;
+    cz_status status;
+    char error[256];
+    int32_t failed_part;
+    uint8_t *proof;
+    size_t proof_bytes;            /* per partition */
+    void *prepared;
+    bool prepared_done;
+    cz_engine_cancel_token cancel;
+    uint64_t t_submit, t_start, t_end;
+    unsigned refs;                 /* tables + in-flight parts + awaiters */
+    bool in_tables, in_ready;
+    size_t heap_idx;
+    cz_pentry *pe;
+    struct cz_job *idnext, *reqnext, *finnext;
+} cz_job;
+
+/* histogram of durations (seconds) */
+#define CZ_HIST_NB 18
+typedef struct {
+    uint64_t bucket[CZ_HIST_NB + 1]; /* last = +Inf */
+    uint64_t count;
+    double sum;
+} cz_hist;
+extern const double cz_hist_bounds[CZ_HIST_NB];
+void cz_hist_observe(cz_hist *h, double seconds);
+
+enum { H_SYNTH = 0, H_PROVE, H_DEVICE, H_FINISH, H_VERIFY, H_LOAD, H_QUEUE, H_JOB, H_COUNT };
+extern const char *const cz_hist_names[H_COUNT];
+
+struct cz_engine {
+    cz_engine_config cfg;
+    cz_engine_backend be;
+    uint64_t t0;
+
+    pthread_mutex_t mu;
+    pthread_cond_t disp_cv;  /* dispatcher: work, budget, idle synth, params */
+    pthread_cond_t synth_cv; /* synthesis workers: handoff */
+    pthread_cond_t chan_cv;  /* provers: channel items */
+    pthread_cond_t space_cv; /* senders: channel space or their job ended */
+    pthread_cond_t fin_cv;   /* finalizers */
+    pthread_cond_t done_cv;  /* awaiters, idle waiters, shutdown */
+    pthread_cond_t pe_cv;    /* parameter state changes (preload/evict) */
+
+    /* budget */
+    uint64_t budget, used, peak;
+
+    /* jobs */
+    uint64_t next_id, next_seq;
+    cz_job **id_tab; size_t id_nb, id_count;
+    cz_job **req_tab; size_t req_nb, req_count;
+    cz_job *fin_head, *fin_tail; size_t fin_count;  /* finished, oldest first */
+    cz_heap ready;               /* jobs with partitions not yet dispatched */
+    uint64_t jobs_active, jobs_running;
+
+    /* parameters */
+    cz_pentry *pentries;
+
+    /* stages */
+    cz_part *handoff_head, *handoff_tail;
+    unsigned synth_idle;
+    cz_heap chan;
+    size_t chan_cap;
+    cz_part *ovf_head, *ovf_tail; size_t ovf_count;  /* test hook only */
+    cz_heap finq;
+
+    /* counters / gauges */
+    uint64_t c_submitted, c_refused, c_completed, c_failed, c_cancelled;
+    uint64_t c_parts_completed, c_parts_dropped, c_loads, c_evictions;
+    uint64_t parts_queued, synthesizing, awaiting_send, awaiting_send_peak;
+    uint64_t proving, finalizing, inflight, inflight_peak;
+    uint64_t synth_waiting, synth_waiting_peak, chan_peak;
+    cz_hist hist[H_COUNT];
+
+    /* partition records ring */
+    cz_engine_part_record *recs;
+    size_t rec_cap, rec_head, rec_count;
+
+    /* control */
+    bool accepting, paused, stop, shut_done, shutting;
+    pthread_t disp_thread;
+    pthread_t *synth_threads, *prover_threads, *fin_threads;
+    unsigned n_synth, n_prover, n_fin;
+    bool disp_started;
+    unsigned synth_started, prover_started, fin_started;
+    cz_engine_device *devs;
+    unsigned n_dev;
+    void *worker_args;
+
+    pthread_mutex_t tl_mu;  /* timeline output serialisation */
+};
+
+static inline double cz_ms_since(const cz_engine *e, uint64_t ns)
+{
+    return ns > e->t0 ? (double)(ns - e->t0) / 1e6 : 0.0;
+}
+
+/* engine_obs.c */
+bool cz_tl_enabled(const cz_engine *e);
+/* Emits "TIMELINE <ms> <event> job=<id> part=<p|-> <extra>" (no lock needed). */
+void cz_tl_emit(cz_engine *e, const char *event, cz_job_id job, int part, const char *extra);
+/* " name_ms=x.xxx ..." for every phase, appended to buf. */
+void cz_tl_phases(char *buf, size_t cap, const cz_engine_timings *t);
+void cz_rec_push_locked(cz_engine *e, const cz_engine_part_record *r);
+void cz_status_fill_locked(cz_engine *e, cz_engine_status *st);
+
+#endif

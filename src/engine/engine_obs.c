@@ -1,0 +1,323 @@
+/*
+ * Engine observability: TIMELINE lines, the status snapshot (struct and
+ * JSON), Prometheus text exposition, per-partition timing records and a
+ * Chrome trace-event export of them.
+ *
+ * TIMELINE line format (one line per event, fields separated by spaces):
+ *   TIMELINE <ms since engine start> <EVENT> job=<id> part=<index|-> [key=value ...]
+ * Events: JOB_SUBMIT, JOB_START (queue_ms), PARAMS_LOAD_START/END (load_ms),
+ * PARAMS_EVICT, SYNTH_START, SYNTH_END (synth_ms), PROVE_START, PROVE_END
+ * (prove_ms, device_ms), FINISH_END (finish_ms), VERIFY_END (verify_ms),
+ * PART_DROPPED, JOB_DONE / JOB_FAILED / JOB_CANCELLED (total_ms); back-end
+ * phases are appended as <phase>_ms=.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/engine_internal.h"
+
+const double cz_hist_bounds[CZ_HIST_NB] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                           0.05,   0.1,   0.25,   0.5,   1,    2.5,
+                                           5,      10,    25,     50,    100,  300};
+const char *const cz_hist_names[H_COUNT] = {"synth", "prove_start", "device", "prove_finish",
+                                            "verify", "params_load", "queue_wait", "job"};
+
+void cz_hist_observe(cz_hist *h, double s)
+{
+    unsigned i = 0;
+    while (i < CZ_HIST_NB && s > cz_hist_bounds[i])
+        i++;
+    h->bucket[i]++;
+    h->count++;
+    h->sum += s;
+}
+
+bool cz_tl_enabled(const cz_engine *e)
+{
+    return e->cfg.timeline_file || e->cfg.timeline_cb;
+}
+
+void cz_tl_emit(cz_engine *e, const char *event, cz_job_id job, int part, const char *extra)
+{
+    if (!cz_tl_enabled(e))
+        return;
+    char line[768];
+    double ms = cz_ms_since(e, cz_engine_now_ns());
+    char ps[16];
+    if (part < 0)
+        snprintf(ps, sizeof ps, "-");
+    else
+        snprintf(ps, sizeof ps, "%d", part);
+    snprintf(line, sizeof line, "TIMELINE %.3f %s job=%" PRIu64 " part=%s%s%s", ms, event,
+             (uint64_t)job, ps, extra && *extra ? " " : "", extra ? extra : "");
+    pthread_mutex_lock(&e->tl_mu);
+    if (e->cfg.timeline_file) {
+        fputs(line, e->cfg.timeline_file);
+        fputc('\n', e->cfg.timeline_file);
+        fflush(e->cfg.timeline_file);
+    }
+    if (e->cfg.timeline_cb)
+        e->cfg.timeline_cb(e->cfg.timeline_arg, line);
+    pthread_mutex_unlock(&e->tl_mu);
+}
+
+void cz_tl_phases(char *buf, size_t cap, const cz_engine_timings *t)
+{
+    size_t off = 0;
+    for (unsigned i = 0; i < t->n && i < CZ_ENGINE_MAX_PHASES && off < cap; i++) {
+        char name[16];
+        memcpy(name, t->phase[i].name, sizeof name);
+        name[15] = 0;
+        int n = snprintf(buf + off, cap - off, " %s_ms=%.3f", name, t->phase[i].ms);
+        if (n < 0)
+            break;
+        off += (size_t)n;
+    }
+}
+
+void cz_rec_push_locked(cz_engine *e, const cz_engine_part_record *r)
+{
+    if (!e->rec_cap)
+        return;
+    size_t pos = (e->rec_head + e->rec_count) % e->rec_cap;
+    e->recs[pos] = *r;
+    if (e->rec_count < e->rec_cap)
+        e->rec_count++;
+    else
+        e->rec_head = (e->rec_head + 1) % e->rec_cap;
+}
+
+size_t cz_engine_get_records(cz_engine *e, cz_engine_part_record *out, size_t cap)
+{
+    pthread_mutex_lock(&e->mu);
+    size_t n = e->rec_count;
+    for (size_t i = 0; i < n && i < cap; i++)
+        out[i] = e->recs[(e->rec_head + i) % e->rec_cap];
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
+
+void cz_status_fill_locked(cz_engine *e, cz_engine_status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->uptime_ms = (uint64_t)cz_ms_since(e, cz_engine_now_ns());
+    st->paused = e->paused;
+    st->shutting_down = e->shutting;
+    st->jobs_submitted = e->c_submitted;
+    st->jobs_refused = e->c_refused;
+    st->jobs_completed = e->c_completed;
+    st->jobs_failed = e->c_failed;
+    st->jobs_cancelled = e->c_cancelled;
+    st->jobs_running = e->jobs_running;
+    st->jobs_queued = e->jobs_active - e->jobs_running;
+    st->jobs_retained = e->fin_count;
+    st->partitions_queued = e->parts_queued;
+    st->partitions_synthesizing = e->synthesizing;
+    st->channel_depth = e->chan.n;
+    st->channel_capacity = e->chan_cap;
+    st->channel_peak = e->chan_peak;
+    st->awaiting_send = e->awaiting_send + e->ovf_count;
+    st->awaiting_send_peak = e->awaiting_send_peak;
+    st->proving = e->proving;
+    st->finalize_queued = e->finq.n;
+    st->finalizing = e->finalizing;
+    st->partitions_inflight = e->inflight;
+    st->partitions_inflight_peak = e->inflight_peak;
+    st->synthesized_waiting_peak = e->synth_waiting_peak;
+    st->partitions_completed = e->c_parts_completed;
+    st->partitions_dropped = e->c_parts_dropped;
+    st->budget_total = e->budget;
+    st->budget_used = e->used;
+    st->budget_peak = e->peak;
+    for (cz_pentry *p = e->pentries; p; p = p->next) {
+        st->params_resident_bytes += p->charged;
+        st->params_resident += p->state == PE_RESIDENT;
+    }
+    st->params_loads = e->c_loads;
+    st->params_evictions = e->c_evictions;
+    st->partition_workers = e->n_synth;
+    st->prover_workers = e->n_prover;
+    st->finalizers = e->n_fin;
+    st->devices = e->n_dev;
+    for (unsigned i = 0; i < e->n_dev; i++)
+        st->device_busy_ms += (double)atomic_load(&e->devs[i].busy_ns) / 1e6;
+}
+
+void cz_engine_get_status(cz_engine *e, cz_engine_status *st)
+{
+    pthread_mutex_lock(&e->mu);
+    cz_status_fill_locked(e, st);
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* snprintf-style appender: keeps counting past the end of the buffer. */
+typedef struct {
+    char *buf;
+    size_t cap, len;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *dst = b->len < b->cap ? b->buf + b->len : NULL;
+    size_t room = b->len < b->cap ? b->cap - b->len : 0;
+    int n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        b->len += (size_t)n;
+}
+
+size_t cz_engine_status_json(const cz_engine_status *st, char *buf, size_t cap)
+{
+    sbuf b = {buf, cap, 0};
+    if (cap)
+        buf[0] = 0;
+#define U(k) sb_printf(&b, "%s\"" #k "\":%" PRIu64, first ? "" : ",", (uint64_t)st->k), first = false
+    bool first = true;
+    sb_printf(&b, "{");
+    U(uptime_ms);
+    sb_printf(&b, ",\"paused\":%s,\"shutting_down\":%s", st->paused ? "true" : "false",
+              st->shutting_down ? "true" : "false");
+    U(jobs_submitted); U(jobs_refused); U(jobs_completed); U(jobs_failed); U(jobs_cancelled);
+    U(jobs_queued); U(jobs_running); U(jobs_retained);
+    U(partitions_queued); U(partitions_synthesizing); U(channel_depth); U(channel_capacity);
+    U(channel_peak); U(awaiting_send); U(awaiting_send_peak); U(proving); U(finalize_queued);
+    U(finalizing); U(partitions_inflight); U(partitions_inflight_peak);
+    U(synthesized_waiting_peak); U(partitions_completed); U(partitions_dropped);
+    U(budget_total); U(budget_used); U(budget_peak); U(params_resident_bytes);
+    U(params_resident); U(params_loads); U(params_evictions);
+    U(partition_workers); U(prover_workers); U(finalizers); U(devices);
+    sb_printf(&b, ",\"device_busy_ms\":%.3f}", st->device_busy_ms);
+#undef U
+    return b.len;
+}
+
+size_t cz_engine_metrics_prometheus(cz_engine *e, char *buf, size_t cap)
+{
+    cz_engine_status st;
+    cz_hist h[H_COUNT];
+    pthread_mutex_lock(&e->mu);
+    cz_status_fill_locked(e, &st);
+    memcpy(h, e->hist, sizeof h);
+    pthread_mutex_unlock(&e->mu);
+
+    sbuf b = {buf, cap, 0};
+    if (cap)
+        buf[0] = 0;
+#define G(name, help, val)                                                                   \
+    sb_printf(&b, "# HELP cuzk_" name " " help "\n# TYPE cuzk_" name " gauge\ncuzk_" name    \
+                  " %" PRIu64 "\n", (uint64_t)(val))
+#define C(name, help, val)                                                                   \
+    sb_printf(&b, "# HELP cuzk_" name " " help "\n# TYPE cuzk_" name " counter\ncuzk_" name  \
+                  " %" PRIu64 "\n", (uint64_t)(val))
+    C("jobs_submitted_total", "Jobs accepted.", st.jobs_submitted);
+    C("jobs_refused_total", "Submissions refused.", st.jobs_refused);
+    C("jobs_completed_total", "Jobs finished with a proof.", st.jobs_completed);
+    C("jobs_failed_total", "Jobs failed.", st.jobs_failed);
+    C("jobs_cancelled_total", "Jobs cancelled.", st.jobs_cancelled);
+    G("jobs_queued", "Jobs waiting for their first partition.", st.jobs_queued);
+    G("jobs_running", "Jobs with partitions in flight.", st.jobs_running);
+    G("jobs_retained", "Finished jobs whose results are retained.", st.jobs_retained);
+    G("partitions_queued", "Partitions waiting for a reservation.", st.partitions_queued);
+    G("partitions_synthesizing", "Partitions in synthesis.", st.partitions_synthesizing);
+    G("channel_depth", "Synthesized partitions in the prover channel.", st.channel_depth);
+    G("channel_capacity", "Capacity of the prover channel.", st.channel_capacity);
+    G("awaiting_send", "Synthesized partitions waiting for channel space.", st.awaiting_send);
+    G("partitions_proving", "Partitions in prove_start.", st.proving);
+    G("finalize_queued", "Partitions waiting for prove_finish.", st.finalize_queued);
+    G("partitions_finalizing", "Partitions in prove_finish.", st.finalizing);
+    G("partitions_inflight", "Partitions holding a memory reservation.", st.partitions_inflight);
+    G("partitions_inflight_peak", "Peak partitions holding a reservation.",
+      st.partitions_inflight_peak);
+    C("partitions_completed_total", "Partitions proved.", st.partitions_completed);
+    C("partitions_dropped_total", "Partitions dropped (failed or job ended).",
+      st.partitions_dropped);
+    G("budget_bytes", "Memory budget.", st.budget_total);
+    G("budget_used_bytes", "Memory budget in use.", st.budget_used);
+    G("budget_peak_bytes", "Peak memory budget use.", st.budget_peak);
+    G("params_resident_bytes", "Bytes of resident parameters.", st.params_resident_bytes);
+    G("params_resident", "Resident parameter sets.", st.params_resident);
+    C("params_loads_total", "Parameter loads.", st.params_loads);
+    C("params_evictions_total", "Parameter evictions.", st.params_evictions);
+    sb_printf(&b, "# HELP cuzk_device_busy_seconds_total Device lock hold time.\n"
+                  "# TYPE cuzk_device_busy_seconds_total counter\n"
+                  "cuzk_device_busy_seconds_total %.6f\n",
+              st.device_busy_ms / 1e3);
+#undef G
+#undef C
+    sb_printf(&b, "# HELP cuzk_stage_duration_seconds Per-partition stage durations (job: "
+                  "submit to end).\n# TYPE cuzk_stage_duration_seconds histogram\n");
+    for (int k = 0; k < H_COUNT; k++) {
+        uint64_t cum = 0;
+        for (int i = 0; i < CZ_HIST_NB; i++) {
+            cum += h[k].bucket[i];
+            sb_printf(&b, "cuzk_stage_duration_seconds_bucket{stage=\"%s\",le=\"%g\"} %" PRIu64 "\n",
+                      cz_hist_names[k], cz_hist_bounds[i], cum);
+        }
+        cum += h[k].bucket[CZ_HIST_NB];
+        sb_printf(&b, "cuzk_stage_duration_seconds_bucket{stage=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
+                  cz_hist_names[k], cum);
+        sb_printf(&b, "cuzk_stage_duration_seconds_sum{stage=\"%s\"} %.6f\n", cz_hist_names[k],
+                  h[k].sum);
+        sb_printf(&b, "cuzk_stage_duration_seconds_count{stage=\"%s\"} %" PRIu64 "\n",
+                  cz_hist_names[k], h[k].count);
+    }
+    return b.len;
+}
+
+static void trace_event(FILE *f, bool *first, const char *name, const char *cat, double start_ms,
+                        double end_ms, int tid, cz_job_id job, uint32_t part)
+{
+    if (start_ms <= 0 || end_ms < start_ms)
+        return;
+    fprintf(f,
+            "%s\n{\"name\":\"%s j%" PRIu64 "p%u\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,"
+            "\"dur\":%.3f,\"pid\":1,\"tid\":%d,\"args\":{\"job\":%" PRIu64 ",\"partition\":%u}}",
+            *first ? "" : ",", name, (uint64_t)job, part, cat, start_ms * 1e3,
+            (end_ms - start_ms) * 1e3, tid, (uint64_t)job, part);
+    *first = false;
+}
+
+cz_status cz_engine_write_chrome_trace(cz_engine *e, FILE *f)
+{
+    if (!e || !f)
+        return CZ_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    size_t n = e->rec_count;
+    unsigned ns = e->n_synth, np = e->n_prover, nf = e->n_fin;
+    pthread_mutex_unlock(&e->mu);
+    cz_engine_part_record *r = n ? malloc(n * sizeof *r) : NULL;
+    if (n && !r)
+        return CZ_ERR_NOMEM;
+    n = cz_engine_get_records(e, r, n) < n ? cz_engine_get_records(e, r, n) : n;
+    /* tids: synth workers 1000+i, provers 2000+i, finalizers 3000+i */
+    fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
+    bool first = true;
+    for (unsigned i = 0; i < ns + np + nf; i++) {
+        int tid = i < ns ? 1000 + (int)i : i < ns + np ? 2000 + (int)(i - ns) : 3000 + (int)(i - ns - np);
+        const char *kind = i < ns ? "synth" : i < ns + np ? "prover" : "finalizer";
+        unsigned idx = i < ns ? i : i < ns + np ? i - ns : i - ns - np;
+        fprintf(f, "%s\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,"
+                   "\"args\":{\"name\":\"%s %u\"}}",
+                first ? "" : ",", tid, kind, idx);
+        first = false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const cz_engine_part_record *x = &r[i];
+        if (x->synth_worker >= 0)
+            trace_event(f, &first, "synth", "synth", x->synth_start_ms, x->synth_end_ms,
+                        1000 + x->synth_worker, x->job, x->partition);
+        if (x->prover_worker >= 0)
+            trace_event(f, &first, "prove", "prove", x->prove_start_ms, x->prove_end_ms,
+                        2000 + x->prover_worker, x->job, x->partition);
+        if (x->finalizer >= 0)
+            trace_event(f, &first, "finish", "finish", x->finish_start_ms, x->finish_end_ms,
+                        3000 + x->finalizer, x->job, x->partition);
+    }
+    fprintf(f, "\n]}\n");
+    free(r);
+    return ferror(f) ? CZ_ERR_IO : CZ_OK;
+}

@@ -1,0 +1,167 @@
+/*
+ * 32-bit word gadgets (include/cuzk/gadgets.h). Words are 32 cz_bits, LSB
+ * first; the value field is kept in step with the bits' values so callers
+ * and tests can read words directly.
+ */
+#include <string.h>
+
+#include "cuzk/gadgets.h"
+
+static uint32_t value_of(const cz_bit b[32])
+{
+    uint32_t v = 0;
+    for (unsigned i = 0; i < 32; i++)
+        v |= (uint32_t)(b[i].value & 1) << i;
+    return v;
+}
+
+void cz_u32_const(cz_u32 *out, uint32_t v)
+{
+    for (unsigned i = 0; i < 32; i++)
+        out->b[i] = cz_bit_const((v >> i) & 1);
+    out->value = v;
+}
+
+void cz_u32_alloc(cz_cs *cs, cz_u32 *out, uint32_t v)
+{
+    for (unsigned i = 0; i < 32; i++)
+        cz_bit_alloc(cs, &out->b[i], (v >> i) & 1);
+    out->value = value_of(out->b);
+}
+
+void cz_u32_from_bits_be(cz_u32 *out, const cz_bit bits[32])
+{
+    cz_u32 t;
+    for (unsigned i = 0; i < 32; i++)
+        t.b[31 - i] = bits[i];
+    t.value = value_of(t.b);
+    *out = t;
+}
+
+void cz_u32_to_bits_be(cz_bit bits[32], const cz_u32 *a)
+{
+    cz_u32 t = *a;
+    for (unsigned i = 0; i < 32; i++)
+        bits[i] = t.b[31 - i];
+}
+
+void cz_u32_rotr(cz_u32 *out, const cz_u32 *a, unsigned k)
+{
+    cz_u32 t;
+    k &= 31;
+    for (unsigned i = 0; i < 32; i++)
+        t.b[i] = a->b[(i + k) & 31];
+    t.value = k ? (a->value >> k) | (a->value << (32 - k)) : a->value;
+    *out = t;
+}
+
+void cz_u32_shr(cz_u32 *out, const cz_u32 *a, unsigned k)
+{
+    cz_u32 t;
+    for (unsigned i = 0; i < 32; i++)
+        t.b[i] = i + k < 32 ? a->b[i + k] : cz_bit_const(false);
+    t.value = k < 32 ? a->value >> k : 0;
+    *out = t;
+}
+
+/* Per-bit scope names only matter to the checker; elsewhere push/pop are
+ * counters, so they are cheap enough to leave in. */
+#define BITWISE(body)                                                                                     \
+    do {                                                                                                  \
+        cz_u32 t;                                                                                         \
+        bool named = cz_cs_get_mode(cs) == CZ_CS_CHECK;                                                   \
+        for (unsigned i = 0; i < 32; i++) {                                                               \
+            if (named)                                                                                    \
+                cz_cs_push_scope(cs, "bit[%u]", i);                                                       \
+            body;                                                                                         \
+            if (named)                                                                                    \
+                cz_cs_pop_scope(cs);                                                                      \
+        }                                                                                                 \
+        t.value = value_of(t.b);                                                                          \
+        *out = t;                                                                                         \
+    } while (0)
+
+void cz_u32_xor(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b)
+{
+    BITWISE(cz_bit_xor(cs, &t.b[i], &a->b[i], &b->b[i]));
+}
+
+void cz_u32_xor3(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b, const cz_u32 *c)
+{
+    BITWISE(cz_bit_xor3(cs, &t.b[i], &a->b[i], &b->b[i], &c->b[i]));
+}
+
+void cz_u32_and(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b)
+{
+    BITWISE(cz_bit_and(cs, &t.b[i], &a->b[i], &b->b[i]));
+}
+
+void cz_u32_ch(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b, const cz_u32 *c)
+{
+    BITWISE(cz_bit_ch(cs, &t.b[i], &a->b[i], &b->b[i], &c->b[i]));
+}
+
+void cz_u32_maj(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b, const cz_u32 *c)
+{
+    BITWISE(cz_bit_maj(cs, &t.b[i], &a->b[i], &b->b[i], &c->b[i]));
+}
+
+void cz_u32_add_many(cz_cs *cs, cz_u32 *out, const cz_u32 *const *ops, size_t n)
+{
+    if (n < 1 || n > 64) {
+        cz_cs_fail(cs, CZ_ERR_INVALID_ARG, "cz_u32_add_many: %zu operands, need 1..64", n);
+        cz_u32_const(out, 0);
+        return;
+    }
+    /* max: constant bits count with their value, variable bits as 1 */
+    uint64_t max = 0, sum = 0;
+    bool all_const = true;
+    for (size_t k = 0; k < n; k++) {
+        for (unsigned i = 0; i < 32; i++) {
+            const cz_bit *b = &ops[k]->b[i];
+            if (b->kind == CZ_BIT_CONST)
+                max += (uint64_t)b->value << i;
+            else {
+                max += 1ull << i;
+                all_const = false;
+            }
+        }
+        sum += value_of(ops[k]->b);
+    }
+    if (all_const) {
+        cz_u32_const(out, (uint32_t)sum);
+        return;
+    }
+    unsigned nb = 64 - (unsigned)__builtin_clzll(max); /* max > 0 here */
+    bool vals = cz_cs_has_values(cs);
+    cz_bit r[64];
+    for (unsigned i = 0; i < nb; i++)
+        cz_bit_alloc(cs, &r[i], vals && ((sum >> i) & 1));
+    /* Σ ops − Σ 2^i r_i = 0, one linear constraint (A, B empty) */
+    cz_lc l;
+    cz_lc_init(&l, cs);
+    for (size_t k = 0; k < n; k++)
+        for (unsigned i = 0; i < 32; i++)
+            cz_bit_to_lc_pow2(&l, &ops[k]->b[i], i);
+    for (unsigned i = 0; i < nb; i++)
+        cz_lc_sub_pow2(&l, r[i].var, i);
+    cz_cs_enforce(cs, NULL, NULL, &l, "sum");
+    cz_lc_free(&l);
+    cz_u32 t;
+    for (unsigned i = 0; i < 32; i++)
+        t.b[i] = i < nb ? r[i] : cz_bit_const(false);
+    t.value = value_of(t.b);
+    *out = t;
+}
+
+void cz_u32_add(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b)
+{
+    const cz_u32 *ops[2] = {a, b};
+    cz_u32_add_many(cs, out, ops, 2);
+}
+
+void cz_u32_enforce_equal(cz_cs *cs, const cz_u32 *a, const cz_u32 *b, const char *name)
+{
+    for (unsigned i = 0; i < 32; i++)
+        cz_bit_enforce_equal(cs, &a->b[i], &b->b[i], name);
+}

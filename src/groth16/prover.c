@@ -1,0 +1,285 @@
+/*
+ * The split Groth16 prover (DESIGN.md §2, the seeds' prove_start /
+ * prove_finish).
+ *
+ * prove_start: checks a_j·b_j = c_j row by row (a cheap O(m) guard: an
+ * unsatisfied witness never yields an invalid proof), runs the quotient
+ * (7 NTTs), frees b and c, runs the H MSM over the quotient coefficients,
+ * frees a, then the L, A and B_G1 MSMs over the witness, and submits the
+ * B_G2 MSM (the costliest per point) to the background executor. What
+ * survives into the pending handle is the canonical witness (needed by
+ * B_G2) and four Jacobian points.
+ * prove_finish: joins B_G2 and assembles A, B, C with fresh r, s in
+ * constant time.
+ *
+ * NTT domains (twiddle tables) are built once per size and cached for the
+ * life of the process, since every partition of a circuit shares them.
+ */
+#include "cuzk/groth16.h"
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static pthread_mutex_t domain_lock = PTHREAD_MUTEX_INITIALIZER;
+static cz_ntt_domain *domains[CZ_NTT_MAX_LOG_N + 1];
+
+static cz_status get_domain(const cz_ntt_domain **out, unsigned logm, cz_pool *pool)
+{
+    if (logm > CZ_NTT_MAX_LOG_N) return CZ_ERR_UNSUPPORTED;
+    cz_status st = CZ_OK;
+    pthread_mutex_lock(&domain_lock);
+    if (!domains[logm]) st = cz_ntt_domain_create(&domains[logm], logm, pool);
+    *out = domains[logm];
+    pthread_mutex_unlock(&domain_lock);
+    return st;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+struct cz_groth16_pending {
+    const cz_groth16_params *params;
+    const cz_pce *pce;
+    cz_scalar *z;            /* inputs ‖ aux, canonical */
+    cz_g1_jac h, l, a, b1;
+    cz_g2_jac b2;
+    cz_status b2_status;
+    cz_task *b2_task;
+    cz_pool *pool;           /* for the background MSM's own parallelism: none (runs on one bg worker) */
+    size_t nb_inputs;
+    cz_groth16_timings t;
+};
+
+static uint64_t popcount_bits(const uint64_t *bm, uint64_t nbits)
+{
+    uint64_t c = 0;
+    for (uint64_t i = 0; i < nbits / 64; i++) c += (uint64_t)__builtin_popcountll(bm[i]);
+    if (nbits % 64) c += (uint64_t)__builtin_popcountll(bm[nbits / 64] & ((1ULL << (nbits % 64)) - 1));
+    return c;
+}
+
+static void b2_job(void *arg)
+{
+    cz_groth16_pending *p = arg;
+    double t0 = now_ms();
+    const cz_pce *pce = p->pce;
+    cz_g2_jac x, y;
+    cz_status st = cz_msm_g2_density(&x, p->params->b_g2, p->nb_inputs, p->z, pce->n_inputs, pce->dens_b_input,
+                                     NULL, NULL);
+    if (st == CZ_OK)
+        st = cz_msm_g2_density(&y, p->params->b_g2 + p->nb_inputs, p->params->n_b - p->nb_inputs,
+                               p->z + pce->n_inputs, pce->n_aux, pce->dens_b_aux, NULL, NULL);
+    if (st == CZ_OK) cz_g2_jac_add(&p->b2, &x, &y);
+    p->b2_status = st;
+    p->t.b_g2_ms = now_ms() - t0;
+}
+
+void cz_groth16_pending_free(cz_groth16_pending *p)
+{
+    if (!p) return;
+    if (p->b2_task) cz_task_wait(p->b2_task);
+    free(p->z);
+    free(p);
+}
+
+static void free_abc(cz_groth16_input *in)
+{
+    free(in->a);
+    free(in->b);
+    free(in->c);
+    in->a = in->b = in->c = NULL;
+}
+
+cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_params *params, const cz_pce *pce,
+                                 cz_groth16_input *in, cz_pool *pool, cz_pool *bg, cz_errbuf *err)
+{
+    *out = NULL;
+    cz_status st;
+    const cz_witness *w = in->w;
+    size_t m = cz_groth16_params_domain(params);
+    if (!in->a || !in->b || !in->c || !w) {
+        free_abc(in);
+        return cz_err(err, CZ_ERR_INVALID_ARG, "prove: missing a/b/c or witness");
+    }
+    if (in->m != m || pce->n_constraints > m) {
+        free_abc(in);
+        return cz_err(err, CZ_ERR_MISMATCH, "prove: a/b/c have %zu entries, parameters need domain %zu", in->m, m);
+    }
+    if (w->n_inputs != pce->n_inputs || w->n_aux != pce->n_aux) {
+        free_abc(in);
+        return cz_err(err, CZ_ERR_MISMATCH, "prove: witness has %zu inputs / %zu aux, circuit has %llu / %llu",
+                      w->n_inputs, w->n_aux, (unsigned long long)pce->n_inputs, (unsigned long long)pce->n_aux);
+    }
+    if ((st = cz_groth16_params_check_shape(params, pce, err)) != CZ_OK) {
+        free_abc(in);
+        return st;
+    }
+    unsigned logm = 0;
+    while (((size_t)1 << logm) < m) logm++;
+    const cz_ntt_domain *dom;
+    if ((st = get_domain(&dom, logm, pool)) != CZ_OK) {
+        free_abc(in);
+        return cz_err(err, st, "prove: cannot build the NTT domain 2^%u", logm);
+    }
+    /* cheap guard: every row satisfied */
+    for (size_t j = 0; j < m; j++) {
+        cz_fr t;
+        cz_fr_mul(&t, &in->a[j], &in->b[j]);
+        if (!cz_fr_eq(&t, &in->c[j])) {
+            free_abc(in);
+            return cz_err(err, CZ_ERR_UNSATISFIED,
+                          "prove: witness does not satisfy the circuit (constraint row %zu of %llu)", j,
+                          (unsigned long long)pce->n_constraints);
+        }
+    }
+    cz_groth16_pending *p = calloc(1, sizeof *p);
+    size_t nz = w->n_inputs + w->n_aux;
+    if (!p || !(p->z = malloc((nz ? nz : 1) * sizeof(cz_scalar)))) {
+        free(p);
+        free_abc(in);
+        return cz_err(err, CZ_ERR_NOMEM, "prove: out of memory");
+    }
+    p->params = params;
+    p->pce = pce;
+    p->nb_inputs = popcount_bits(pce->dens_b_input, pce->n_inputs);
+
+    double t0 = now_ms();
+    cz_quotient_h(pool, dom, in->a, in->b, in->c);
+    free(in->b);
+    free(in->c);
+    in->b = in->c = NULL;
+    double t1 = now_ms();
+    p->t.ntt_ms = t1 - t0;
+
+    /* H over the m-1 quotient coefficients, converted in place */
+    cz_scalar *hs = (cz_scalar *)in->a;
+    cz_msm_scalars_from_fr(hs, in->a, m - 1, pool);
+    st = cz_msm_g1(&p->h, params->h, hs, m - 1, pool, NULL);
+    free(in->a);
+    in->a = NULL;
+    double t2 = now_ms();
+    p->t.msm_h_ms = t2 - t1;
+    if (st != CZ_OK) goto fail;
+
+    cz_msm_scalars_from_fr(p->z, w->inputs, w->n_inputs, pool);
+    cz_msm_scalars_from_fr(p->z + w->n_inputs, w->aux, w->n_aux, pool);
+    const cz_scalar *zin = p->z, *zaux = p->z + w->n_inputs;
+
+    st = cz_msm_g1(&p->l, params->l, zaux, w->n_aux, pool, NULL);
+    double t3 = now_ms();
+    p->t.msm_l_ms = t3 - t2;
+    if (st != CZ_OK) goto fail;
+
+    cz_g1_jac x, y;
+    st = cz_msm_g1(&x, params->a, zin, w->n_inputs, pool, NULL);
+    if (st == CZ_OK)
+        st = cz_msm_g1_density(&y, params->a + w->n_inputs, params->n_a - w->n_inputs, zaux, w->n_aux,
+                               pce->dens_a_aux, pool, NULL);
+    if (st != CZ_OK) goto fail;
+    cz_g1_jac_add(&p->a, &x, &y);
+    double t4 = now_ms();
+    p->t.msm_a_ms = t4 - t3;
+
+    st = cz_msm_g1_density(&x, params->b_g1, p->nb_inputs, zin, w->n_inputs, pce->dens_b_input, pool, NULL);
+    if (st == CZ_OK)
+        st = cz_msm_g1_density(&y, params->b_g1 + p->nb_inputs, params->n_b - p->nb_inputs, zaux, w->n_aux,
+                               pce->dens_b_aux, pool, NULL);
+    if (st != CZ_OK) goto fail;
+    cz_g1_jac_add(&p->b1, &x, &y);
+    p->t.msm_b_g1_ms = now_ms() - t4;
+
+    if ((st = cz_pool_submit(bg, b2_job, p, &p->b2_task)) != CZ_OK) goto fail;
+    *out = p;
+    return CZ_OK;
+fail:
+    cz_groth16_pending_free(p);
+    return cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));
+}
+
+cz_status cz_groth16_prove_finish(cz_groth16_pending *p, const cz_fr *test_rs,
+                                  uint8_t proof[CZ_GROTH16_PROOF_BYTES], cz_groth16_timings *timings,
+                                  cz_errbuf *err)
+{
+    cz_task_wait(p->b2_task);
+    p->b2_task = NULL;
+    double t0 = now_ms();
+    cz_status st = p->b2_status;
+    if (st != CZ_OK) {
+        cz_groth16_pending_free(p);
+        return cz_err(err, st, "prove: B_G2 MSM failed: %s", cz_status_str(st));
+    }
+    const cz_groth16_vk *vk = &p->params->vk;
+    cz_fr rs[3]; /* r, s, r·s: secrets */
+    if (test_rs) {
+        rs[0] = test_rs[0];
+        rs[1] = test_rs[1];
+    } else if ((st = cz_fr_random(&rs[0])) != CZ_OK || (st = cz_fr_random(&rs[1])) != CZ_OK) {
+        cz_groth16_pending_free(p);
+        return cz_err(err, st, "prove: cannot read the OS random number generator");
+    }
+    cz_fr_mul(&rs[2], &rs[0], &rs[1]);
+    cz_scalar r, s, rsk;
+    cz_scalar_from_fr(&r, &rs[0]);
+    cz_scalar_from_fr(&s, &rs[1]);
+    cz_scalar_from_fr(&rsk, &rs[2]);
+
+    cz_g1_jac d1, A, B1, C, t;
+    cz_g2_jac d2, B;
+    cz_g1_jac_from_affine(&d1, &vk->delta_g1);
+    cz_g2_jac_from_affine(&d2, &vk->delta_g2);
+    /* A = alpha + A_msm + r delta1 */
+    cz_g1_jac_mul_ct(&t, &d1, &r);
+    cz_g1_jac_add_affine(&A, &p->a, &vk->alpha_g1);
+    cz_g1_jac_add(&A, &A, &t);
+    /* B = beta2 + B2_msm + s delta2 */
+    cz_g2_jac tt;
+    cz_g2_jac_mul_ct(&tt, &d2, &s);
+    cz_g2_jac_add_affine(&B, &p->b2, &vk->beta_g2);
+    cz_g2_jac_add(&B, &B, &tt);
+    /* B1 = beta1 + B1_msm + s delta1 */
+    cz_g1_jac_mul_ct(&t, &d1, &s);
+    cz_g1_jac_add_affine(&B1, &p->b1, &vk->beta_g1);
+    cz_g1_jac_add(&B1, &B1, &t);
+    /* C = s A + r B1 - r s delta1 + H + L */
+    cz_g1_jac_mul_ct(&C, &A, &s);
+    cz_g1_jac_mul_ct(&t, &B1, &r);
+    cz_g1_jac_add(&C, &C, &t);
+    cz_g1_jac_mul_ct(&t, &d1, &rsk);
+    cz_g1_jac_neg(&t, &t);
+    cz_g1_jac_add(&C, &C, &t);
+    cz_g1_jac_add(&C, &C, &p->h);
+    cz_g1_jac_add(&C, &C, &p->l);
+
+    cz_groth16_proof pr;
+    cz_g1_jac_to_affine(&pr.a, &A);
+    cz_g2_jac_to_affine(&pr.b, &B);
+    cz_g1_jac_to_affine(&pr.c, &C);
+    cz_groth16_proof_encode(proof, &pr);
+    explicit_bzero(rs, sizeof rs);
+    explicit_bzero(&r, sizeof r);
+    explicit_bzero(&s, sizeof s);
+    explicit_bzero(&rsk, sizeof rsk);
+    explicit_bzero(&t, sizeof t);
+    explicit_bzero(&tt, sizeof tt);
+    p->t.finish_ms = now_ms() - t0;
+    if (timings) *timings = p->t;
+    cz_groth16_pending_free(p);
+    return CZ_OK;
+}
+
+cz_status cz_groth16_prove(const cz_groth16_params *params, const cz_pce *pce, cz_groth16_input *in, cz_pool *pool,
+                           const cz_fr *test_rs, uint8_t proof[CZ_GROTH16_PROOF_BYTES], cz_groth16_timings *timings,
+                           cz_errbuf *err)
+{
+    cz_groth16_pending *p;
+    cz_status st = cz_groth16_prove_start(&p, params, pce, in, pool, NULL, err);
+    if (st != CZ_OK) return st;
+    return cz_groth16_prove_finish(p, test_rs, proof, timings, err);
+}

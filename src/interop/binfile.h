@@ -1,0 +1,93 @@
+/*
+ * Internal to src/interop: the iden3 binary container shared by .r1cs,
+ * .wtns and .zkey ("magic, version, sections in any order") and a bounds-
+ * checked little-endian reader. Nothing here allocates per byte of input:
+ * the section table is the only allocation, bounded by the file length.
+ */
+#ifndef CZ_INTEROP_BINFILE_H
+#define CZ_INTEROP_BINFILE_H
+
+#include "cuzk/common.h"
+#include "cuzk/curve.h"
+#include <stdio.h>
+
+typedef struct { uint32_t id; uint64_t off, len; } cz_bin_section;
+
+typedef struct {
+    const uint8_t *buf;
+    size_t len;
+    uint32_t version;
+    uint32_t nsec;
+    cz_bin_section *secs;
+    const char *what; /* "r1cs", "wtns", "zkey": prefixes error messages */
+} cz_binfile;
+
+cz_status cz_binfile_open(cz_binfile *f, const uint8_t *buf, size_t len, const char *magic,
+                          uint32_t min_version, uint32_t max_version, cz_errbuf *err);
+void cz_binfile_close(cz_binfile *f);
+/* The unique section `id`; CZ_ERR_FORMAT when missing or repeated. */
+cz_status cz_binfile_section(const cz_binfile *f, uint32_t id, const char *name,
+                             const uint8_t **p, uint64_t *len, cz_errbuf *err);
+
+typedef struct { const uint8_t *p; uint64_t left; } cz_rd;
+
+static inline bool cz_rd_bytes(cz_rd *r, const uint8_t **out, uint64_t n)
+{
+    if (r->left < n) return false;
+    *out = r->p;
+    r->p += n;
+    r->left -= n;
+    return true;
+}
+
+static inline bool cz_rd_u32(cz_rd *r, uint32_t *v)
+{
+    const uint8_t *b;
+    if (!cz_rd_bytes(r, &b, 4)) return false;
+    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    return true;
+}
+
+static inline bool cz_rd_u64(cz_rd *r, uint64_t *v)
+{
+    uint32_t lo, hi;
+    if (!cz_rd_u32(r, &lo) || !cz_rd_u32(r, &hi)) return false;
+    *v = (uint64_t)hi << 32 | lo;
+    return true;
+}
+
+static inline void cz_put_u32(uint8_t *b, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void cz_put_u64(uint8_t *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Map a whole file read-only. */
+cz_status cz_map_file(const char *path, const uint8_t **buf, size_t *len, cz_errbuf *err);
+void cz_unmap_file(const uint8_t *buf, size_t len);
+
+/* Checks that the n-byte little-endian prime at p equals the given
+ * canonical modulus limbs. */
+bool cz_prime_equals(const uint8_t *p, uint32_t n8, const uint64_t *mod, size_t nlimbs);
+
+/* Section writer over a FILE*: begin writes the id and a placeholder length,
+ * end patches the length. */
+typedef struct { FILE *f; long start; bool failed; } cz_binwriter;
+void cz_binw_header(cz_binwriter *w, const char *magic, uint32_t version, uint32_t nsec);
+void cz_binw_begin(cz_binwriter *w, uint32_t id);
+void cz_binw_end(cz_binwriter *w);
+void cz_binw_bytes(cz_binwriter *w, const void *p, size_t n);
+void cz_binw_u32(cz_binwriter *w, uint32_t v);
+
+/* snarkjs point forms (LE Montgomery, infinity = zeros). Parsers check the
+ * coordinates are < p and the point is on its curve (not the subgroup). */
+cz_status cz_zk_g1_parse(cz_g1_affine *r, const uint8_t in[96]);
+cz_status cz_zk_g2_parse(cz_g2_affine *r, const uint8_t in[192]);
+void cz_zk_g1_write(uint8_t out[96], const cz_g1_affine *p);
+void cz_zk_g2_write(uint8_t out[192], const cz_g2_affine *p);
+
+#endif

@@ -1,0 +1,376 @@
+/* snarkjs Groth16 .zkey reader/writer (version 1, protocol 1 = Groth16). */
+#include "binfile.h"
+#include "cuzk/snarkjs.h"
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cz_snarkjs_zkey_free(cz_snarkjs_zkey *z)
+{
+    if (!z) return;
+    free(z->ic);
+    free(z->coefs);
+    free(z->a);
+    free(z->b1);
+    free(z->b2);
+    free(z->c);
+    free(z->h);
+    free(z);
+}
+
+/* Parallel subgroup check over every point array of the key. */
+typedef struct {
+    const cz_snarkjs_zkey *z;
+    size_t n_ic, n_a, n_b1, n_b2, n_c, n_h;
+    _Atomic size_t first_bad; /* global index of a failing point, or SIZE_MAX */
+} sub_ctx;
+
+static bool check_one(const sub_ctx *s, size_t i)
+{
+    const cz_snarkjs_zkey *z = s->z;
+    if (i < s->n_ic) return cz_g1_affine_in_subgroup(&z->ic[i]);
+    i -= s->n_ic;
+    if (i < s->n_a) return cz_g1_affine_in_subgroup(&z->a[i]);
+    i -= s->n_a;
+    if (i < s->n_b1) return cz_g1_affine_in_subgroup(&z->b1[i]);
+    i -= s->n_b1;
+    if (i < s->n_b2) return cz_g2_affine_in_subgroup(&z->b2[i]);
+    i -= s->n_b2;
+    if (i < s->n_c) return cz_g1_affine_in_subgroup(&z->c[i]);
+    i -= s->n_c;
+    return cz_g1_affine_in_subgroup(&z->h[i]);
+}
+
+static void check_range(void *arg, size_t lo, size_t hi)
+{
+    sub_ctx *s = arg;
+    for (size_t i = lo; i < hi; i++) {
+        if (atomic_load_explicit(&s->first_bad, memory_order_relaxed) != SIZE_MAX) return;
+        if (!check_one(s, i)) {
+            size_t expect = SIZE_MAX;
+            atomic_compare_exchange_strong(&s->first_bad, &expect, i);
+            return;
+        }
+    }
+}
+
+static const char *point_name(const sub_ctx *s, size_t i, size_t *idx)
+{
+    const size_t n[6] = {s->n_ic, s->n_a, s->n_b1, s->n_b2, s->n_c, s->n_h};
+    static const char *const names[6] = {"IC (section 3)", "A (section 5)", "B1 (section 6)",
+                                         "B2 (section 7)", "C (section 8)", "H (section 9)"};
+    for (int k = 0; k < 6; k++) {
+        if (i < n[k]) {
+            *idx = i;
+            return names[k];
+        }
+        i -= n[k];
+    }
+    *idx = 0;
+    return "?";
+}
+
+static cz_status read_g1_array(cz_g1_affine **out, const cz_binfile *f, uint32_t id, const char *name,
+                               uint64_t count, cz_errbuf *err)
+{
+    const uint8_t *p;
+    uint64_t len;
+    cz_status st = cz_binfile_section(f, id, name, &p, &len, err);
+    if (st != CZ_OK) return st;
+    if (len != count * 96)
+        return cz_err(err, CZ_ERR_FORMAT, "zkey: section %u (%s) has %llu bytes, expected %llu points x 96 = %llu",
+                      id, name, (unsigned long long)len, (unsigned long long)count,
+                      (unsigned long long)(count * 96));
+    *out = malloc((count ? count : 1) * sizeof(cz_g1_affine));
+    if (!*out) return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for section %u", id);
+    for (uint64_t i = 0; i < count; i++) {
+        st = cz_zk_g1_parse(&(*out)[i], p + 96 * i);
+        if (st != CZ_OK)
+            return cz_err(err, st, "zkey: section %u (%s) point %llu: %s", id, name, (unsigned long long)i,
+                          cz_status_str(st));
+    }
+    return CZ_OK;
+}
+
+static cz_status read_g2_array(cz_g2_affine **out, const cz_binfile *f, uint32_t id, const char *name,
+                               uint64_t count, cz_errbuf *err)
+{
+    const uint8_t *p;
+    uint64_t len;
+    cz_status st = cz_binfile_section(f, id, name, &p, &len, err);
+    if (st != CZ_OK) return st;
+    if (len != count * 192)
+        return cz_err(err, CZ_ERR_FORMAT, "zkey: section %u (%s) has %llu bytes, expected %llu points x 192 = %llu",
+                      id, name, (unsigned long long)len, (unsigned long long)count,
+                      (unsigned long long)(count * 192));
+    *out = malloc((count ? count : 1) * sizeof(cz_g2_affine));
+    if (!*out) return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for section %u", id);
+    for (uint64_t i = 0; i < count; i++) {
+        st = cz_zk_g2_parse(&(*out)[i], p + 192 * i);
+        if (st != CZ_OK)
+            return cz_err(err, st, "zkey: section %u (%s) point %llu: %s", id, name, (unsigned long long)i,
+                          cz_status_str(st));
+    }
+    return CZ_OK;
+}
+
+static cz_status header_point_g1(cz_g1_affine *p, cz_rd *rd, const char *name, cz_errbuf *err)
+{
+    const uint8_t *b;
+    if (!cz_rd_bytes(rd, &b, 96)) return cz_err(err, CZ_ERR_TRUNCATED, "zkey: header truncated at %s", name);
+    cz_status st = cz_zk_g1_parse(p, b);
+    if (st == CZ_OK && !cz_g1_affine_in_subgroup(p)) st = CZ_ERR_NOT_IN_SUBGROUP;
+    if (st == CZ_OK && cz_g1_affine_is_infinity(p)) st = CZ_ERR_IDENTITY;
+    if (st != CZ_OK) return cz_err(err, st, "zkey: header %s: %s", name, cz_status_str(st));
+    return CZ_OK;
+}
+
+static cz_status header_point_g2(cz_g2_affine *p, cz_rd *rd, const char *name, cz_errbuf *err)
+{
+    const uint8_t *b;
+    if (!cz_rd_bytes(rd, &b, 192)) return cz_err(err, CZ_ERR_TRUNCATED, "zkey: header truncated at %s", name);
+    cz_status st = cz_zk_g2_parse(p, b);
+    if (st == CZ_OK && !cz_g2_affine_in_subgroup(p)) st = CZ_ERR_NOT_IN_SUBGROUP;
+    if (st == CZ_OK && cz_g2_affine_is_infinity(p)) st = CZ_ERR_IDENTITY;
+    if (st != CZ_OK) return cz_err(err, st, "zkey: header %s: %s", name, cz_status_str(st));
+    return CZ_OK;
+}
+
+cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_t len, unsigned flags,
+                                cz_pool *pool, cz_errbuf *err)
+{
+    *out = NULL;
+    cz_binfile f;
+    cz_status st = cz_binfile_open(&f, buf, len, "zkey", 1, 1, err);
+    if (st != CZ_OK) return st;
+    cz_snarkjs_zkey *z = calloc(1, sizeof *z);
+    if (!z) {
+        cz_binfile_close(&f);
+        return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory");
+    }
+    const uint8_t *p;
+    uint64_t plen;
+    cz_rd rd;
+    uint32_t proto, n8q, n8r;
+    const uint8_t *q, *r;
+
+    if ((st = cz_binfile_section(&f, 1, "protocol", &p, &plen, err)) != CZ_OK) goto fail;
+    rd = (cz_rd){p, plen};
+    if (!cz_rd_u32(&rd, &proto) || proto != 1) {
+        st = cz_err(err, CZ_ERR_UNSUPPORTED, "zkey: protocol is not Groth16 (section 1)");
+        goto fail;
+    }
+    if ((st = cz_binfile_section(&f, 2, "header", &p, &plen, err)) != CZ_OK) goto fail;
+    rd = (cz_rd){p, plen};
+    if (!cz_rd_u32(&rd, &n8q) || n8q != 48 || !cz_rd_bytes(&rd, &q, 48) ||
+        !cz_prime_equals(q, 48, CZ_FP_MODULUS, 6)) {
+        st = cz_err(err, CZ_ERR_MISMATCH, "zkey: header: base field is not BLS12-381's (n8q must be 48, q = p)");
+        goto fail;
+    }
+    if (!cz_rd_u32(&rd, &n8r) || n8r != 32 || !cz_rd_bytes(&rd, &r, 32) ||
+        !cz_prime_equals(r, 32, CZ_FR_MODULUS, 4)) {
+        st = cz_err(err, CZ_ERR_MISMATCH, "zkey: header: scalar field is not BLS12-381's (n8r must be 32, r)");
+        goto fail;
+    }
+    if (!cz_rd_u32(&rd, &z->n_vars) || !cz_rd_u32(&rd, &z->n_public) || !cz_rd_u32(&rd, &z->domain_size)) {
+        st = cz_err(err, CZ_ERR_TRUNCATED, "zkey: header truncated");
+        goto fail;
+    }
+    if (z->domain_size == 0 || (z->domain_size & (z->domain_size - 1)) || z->domain_size > (1u << 31)) {
+        st = cz_err(err, CZ_ERR_FORMAT, "zkey: header: domainSize %u is not a power of two <= 2^31", z->domain_size);
+        goto fail;
+    }
+    if ((uint64_t)z->n_public + 1 > z->n_vars) {
+        st = cz_err(err, CZ_ERR_FORMAT, "zkey: header: nPublic %u + 1 exceeds nVars %u", z->n_public, z->n_vars);
+        goto fail;
+    }
+    if ((st = header_point_g1(&z->alpha1, &rd, "alpha_1", err)) != CZ_OK) goto fail;
+    if ((st = header_point_g1(&z->beta1, &rd, "beta_1", err)) != CZ_OK) goto fail;
+    if ((st = header_point_g2(&z->beta2, &rd, "beta_2", err)) != CZ_OK) goto fail;
+    if ((st = header_point_g2(&z->gamma2, &rd, "gamma_2", err)) != CZ_OK) goto fail;
+    if ((st = header_point_g1(&z->delta1, &rd, "delta_1", err)) != CZ_OK) goto fail;
+    if ((st = header_point_g2(&z->delta2, &rd, "delta_2", err)) != CZ_OK) goto fail;
+
+    /* §4 coefficients */
+    if ((st = cz_binfile_section(&f, 4, "coefficients", &p, &plen, err)) != CZ_OK) goto fail;
+    rd = (cz_rd){p, plen};
+    uint32_t ncoef;
+    if (!cz_rd_u32(&rd, &ncoef) || (uint64_t)ncoef * 44 != rd.left) {
+        st = cz_err(err, CZ_ERR_FORMAT, "zkey: section 4 (coefficients): count does not match its %llu bytes",
+                    (unsigned long long)plen);
+        goto fail;
+    }
+    z->n_coefs = ncoef;
+    z->coefs = malloc((ncoef ? ncoef : 1) * sizeof *z->coefs);
+    if (!z->coefs) {
+        st = cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for %u coefficients", ncoef);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < ncoef; i++) {
+        cz_zkey_coef *c = &z->coefs[i];
+        const uint8_t *v = NULL;
+        (void)cz_rd_u32(&rd, &c->matrix);
+        (void)cz_rd_u32(&rd, &c->constraint);
+        (void)cz_rd_u32(&rd, &c->signal);
+        (void)cz_rd_bytes(&rd, &v, 32);
+        if (c->matrix > 1 || c->constraint >= z->domain_size || c->signal >= z->n_vars) {
+            st = cz_err(err, CZ_ERR_FORMAT,
+                        "zkey: section 4 entry %u: matrix %u / constraint %u / signal %u out of range", i, c->matrix,
+                        c->constraint, c->signal);
+            goto fail;
+        }
+        /* stored: c·R^2 mod r. Its Montgomery reduction is c·R, which is
+         * exactly cuzk's Montgomery form of c. */
+        cz_fr s;
+        if (cz_fr_from_bytes_le(&s, v) != CZ_OK) {
+            st = cz_err(err, CZ_ERR_NOT_CANONICAL, "zkey: section 4 entry %u: value >= r", i);
+            goto fail;
+        }
+        for (int k = 0; k < 4; k++) {
+            uint64_t w = 0;
+            for (int j = 0; j < 8; j++) w |= (uint64_t)v[8 * k + j] << (8 * j);
+            s.l[k] = w;
+        }
+        cz_fr_to_raw(c->value.l, &s);
+    }
+
+    uint64_t n_priv = (uint64_t)z->n_vars - z->n_public - 1;
+    if ((st = read_g1_array(&z->ic, &f, 3, "IC", (uint64_t)z->n_public + 1, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->a, &f, 5, "A", z->n_vars, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->b1, &f, 6, "B1", z->n_vars, err)) != CZ_OK) goto fail;
+    if ((st = read_g2_array(&z->b2, &f, 7, "B2", z->n_vars, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->c, &f, 8, "C", n_priv, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->h, &f, 9, "H", z->domain_size, err)) != CZ_OK) goto fail;
+
+    if (!(flags & CZ_SNARKJS_NO_SUBGROUP_CHECK)) {
+        sub_ctx s = {z, (size_t)z->n_public + 1, z->n_vars, z->n_vars, z->n_vars, (size_t)n_priv, z->domain_size,
+                     SIZE_MAX};
+        size_t total = s.n_ic + s.n_a + s.n_b1 + s.n_b2 + s.n_c + s.n_h;
+        cz_pool_parallel_range(pool, 0, total, 256, check_range, &s);
+        size_t bad = atomic_load(&s.first_bad);
+        if (bad != SIZE_MAX) {
+            size_t idx;
+            const char *name = point_name(&s, bad, &idx);
+            st = cz_err(err, CZ_ERR_NOT_IN_SUBGROUP, "zkey: %s point %zu is not in the prime-order subgroup", name,
+                        idx);
+            goto fail;
+        }
+    }
+    cz_binfile_close(&f);
+    *out = z;
+    return CZ_OK;
+fail:
+    cz_binfile_close(&f);
+    cz_snarkjs_zkey_free(z);
+    return st;
+}
+
+cz_status cz_snarkjs_zkey_read(cz_snarkjs_zkey **out, const char *path, unsigned flags, cz_pool *pool,
+                               cz_errbuf *err)
+{
+    const uint8_t *buf;
+    size_t len;
+    cz_status st = cz_map_file(path, &buf, &len, err);
+    if (st != CZ_OK) return st;
+    st = cz_snarkjs_zkey_parse(out, buf, len, flags, pool, err);
+    cz_unmap_file(buf, len);
+    return st;
+}
+
+static void w_g1s(cz_binwriter *w, const cz_g1_affine *p, size_t n)
+{
+    uint8_t b[96];
+    for (size_t i = 0; i < n; i++) {
+        cz_zk_g1_write(b, &p[i]);
+        cz_binw_bytes(w, b, 96);
+    }
+}
+
+static void w_g2s(cz_binwriter *w, const cz_g2_affine *p, size_t n)
+{
+    uint8_t b[192];
+    for (size_t i = 0; i < n; i++) {
+        cz_zk_g2_write(b, &p[i]);
+        cz_binw_bytes(w, b, 192);
+    }
+}
+
+cz_status cz_snarkjs_zkey_write(const char *path, const cz_snarkjs_zkey *z, cz_errbuf *err)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return cz_err(err, CZ_ERR_IO, "%s: %s", path, strerror(errno));
+    cz_binwriter w = {fp, 0, false};
+    uint8_t b[48];
+    cz_binw_header(&w, "zkey", 1, 10);
+    cz_binw_begin(&w, 1);
+    cz_binw_u32(&w, 1);
+    cz_binw_end(&w);
+
+    cz_binw_begin(&w, 2);
+    cz_binw_u32(&w, 48);
+    for (int i = 0; i < 48; i++) b[i] = (uint8_t)(CZ_FP_MODULUS[i / 8] >> (8 * (i % 8)));
+    cz_binw_bytes(&w, b, 48);
+    cz_binw_u32(&w, 32);
+    for (int i = 0; i < 32; i++) b[i] = (uint8_t)(CZ_FR_MODULUS[i / 8] >> (8 * (i % 8)));
+    cz_binw_bytes(&w, b, 32);
+    cz_binw_u32(&w, z->n_vars);
+    cz_binw_u32(&w, z->n_public);
+    cz_binw_u32(&w, z->domain_size);
+    w_g1s(&w, &z->alpha1, 1);
+    w_g1s(&w, &z->beta1, 1);
+    w_g2s(&w, &z->beta2, 1);
+    w_g2s(&w, &z->gamma2, 1);
+    w_g1s(&w, &z->delta1, 1);
+    w_g2s(&w, &z->delta2, 1);
+    cz_binw_end(&w);
+
+    cz_binw_begin(&w, 3);
+    w_g1s(&w, z->ic, (size_t)z->n_public + 1);
+    cz_binw_end(&w);
+
+    cz_binw_begin(&w, 4);
+    cz_binw_u32(&w, (uint32_t)z->n_coefs);
+    for (size_t i = 0; i < z->n_coefs; i++) {
+        const cz_zkey_coef *c = &z->coefs[i];
+        cz_binw_u32(&w, c->matrix);
+        cz_binw_u32(&w, c->constraint);
+        cz_binw_u32(&w, c->signal);
+        /* c·R^2: the Montgomery form of (c·R), i.e. from_raw of our limbs */
+        cz_fr s;
+        if (cz_fr_from_raw(&s, c->value.l) != CZ_OK) w.failed = true;
+        uint8_t v[32];
+        for (int k = 0; k < 32; k++) v[k] = (uint8_t)(s.l[k / 8] >> (8 * (k % 8)));
+        cz_binw_bytes(&w, v, 32);
+    }
+    cz_binw_end(&w);
+
+    cz_binw_begin(&w, 5);
+    w_g1s(&w, z->a, z->n_vars);
+    cz_binw_end(&w);
+    cz_binw_begin(&w, 6);
+    w_g1s(&w, z->b1, z->n_vars);
+    cz_binw_end(&w);
+    cz_binw_begin(&w, 7);
+    w_g2s(&w, z->b2, z->n_vars);
+    cz_binw_end(&w);
+    cz_binw_begin(&w, 8);
+    w_g1s(&w, z->c, (size_t)z->n_vars - z->n_public - 1);
+    cz_binw_end(&w);
+    cz_binw_begin(&w, 9);
+    w_g1s(&w, z->h, z->domain_size);
+    cz_binw_end(&w);
+
+    /* §10: MPC parameters: 64-byte circuit hash (zeros: no ceremony
+     * transcript) and zero contributions. */
+    cz_binw_begin(&w, 10);
+    uint8_t zero[64] = {0};
+    cz_binw_bytes(&w, zero, 64);
+    cz_binw_u32(&w, 0);
+    cz_binw_end(&w);
+
+    bool failed = w.failed;
+    if (fclose(fp) != 0) failed = true;
+    if (failed) return cz_err(err, CZ_ERR_IO, "%s: write failed", path);
+    return CZ_OK;
+}

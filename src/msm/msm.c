@@ -1,0 +1,37 @@
+/*
+ * MSM over G1 and G2: one body (msm_impl.h) instantiated twice.
+ */
+#include "msm_internal.h"
+
+#define AFF cz_g1_affine
+#define XYZZ cz_g1_xyzz
+#define JAC cz_g1_jac
+#define FT cz_fp
+#define E(name) cz_g1_##name
+#define F(name) cz_fp_##name
+#define F_INV cz_fp_inv_var
+#define S(name) g1_msm_##name
+#define MSM_PUB(x) cz_msm_g1##x
+#include "msm_impl.h"
+#undef AFF
+#undef XYZZ
+#undef JAC
+#undef FT
+#undef E
+#undef F
+#undef F_INV
+#undef S
+#undef MSM_PUB
+
+/* Fp2 has no separate variable-time inversion; its inverse costs one Fp
+ * inversion plus a few products, once per batch. */
+#define AFF cz_g2_affine
+#define XYZZ cz_g2_xyzz
+#define JAC cz_g2_jac
+#define FT cz_fp2
+#define E(name) cz_g2_##name
+#define F(name) cz_fp2_##name
+#define F_INV cz_fp2_inv
+#define S(name) g2_msm_##name
+#define MSM_PUB(x) cz_msm_g2##x
+#include "msm_impl.h"

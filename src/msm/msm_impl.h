@@ -1,0 +1,496 @@
+/*
+ * MSM body, written once for G1 and G2 (included twice by msm.c).
+ *
+ * The including file defines:
+ *   AFF, XYZZ, JAC         point types (cz_g1_affine, ...)
+ *   FT                     field element type (cz_fp / cz_fp2)
+ *   E(name)                group function: E(xyzz_add_var) -> cz_g1_xyzz_add_var
+ *   F(name)                field function: F(mul) -> cz_fp_mul
+ *   F_INV                  field inversion (variable time allowed)
+ *   S(name)                static helper name, unique per group
+ *   MSM_PUB(suffix)        public name: MSM_PUB(_density) -> cz_msm_g1_density
+ *
+ * Scratch layout (one block, 64-byte aligned pieces):
+ *   [ones partial sums: nchunks XYZZ][window results: nwin×nparts XYZZ]
+ *   [slot 0][slot 1]...[slot T-1]
+ * A slot is one thread's bucket set: XYZZ buckets, or affine buckets +
+ * batch (entries, prefix products) + conflict queue + two flag bytes per
+ * bucket. Thread i of the pool uses slot i only, and claims
+ * (window, range) tasks from an atomic counter.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct {
+    const AFF *p;
+    uint32_t b;     /* bucket */
+    uint8_t neg;    /* add -P */
+    uint8_t dbl;    /* P == bucket: doubling */
+} S(entry);
+
+typedef struct {
+    const AFF *bases;
+    size_t n;                    /* bases */
+    const cz_scalar *scalars;
+    size_t nscalars;
+    const uint64_t *bm;          /* density bitmap or NULL */
+    bool split;
+    /* split pass */
+    size_t nchunks;
+    size_t chunk_lo[CZ_MSM_MAX_CHUNKS + 1];
+    size_t chunk_pos[CZ_MSM_MAX_CHUNKS + 1];
+    XYZZ *ones;                  /* nchunks */
+    size_t cnt[CZ_MSM_MAX_CHUNKS][3];
+    uint64_t orbits[CZ_MSM_MAX_CHUNKS][4];
+    /* Pippenger */
+    cz_msm_plan pl;
+    size_t part_lo[CZ_MSM_MAX_PARTS + 1];
+    size_t part_pos[CZ_MSM_MAX_PARTS + 1];
+    XYZZ *res;                   /* nwin × nparts */
+    unsigned char *slots;
+    size_t slot_bytes;
+    atomic_size_t next;
+    size_t ntasks;
+} S(ctx);
+
+static size_t S(align64)(size_t x) { return (x + 63) & ~(size_t)63; }
+
+static size_t S(slot_bytes)(unsigned c, bool affine)
+{
+    size_t k = (size_t)1 << (c - 1);
+    if (!affine) return S(align64)(k * sizeof(XYZZ));
+    size_t b = cz__msm_batch_size(c);
+    return S(align64)(k * sizeof(AFF)) + S(align64)(b * sizeof(FT)) +
+           S(align64)(2 * b * sizeof(S(entry))) + S(align64)(2 * k);
+}
+
+static size_t S(scratch_bytes)(const cz_msm_plan *pl, size_t nchunks)
+{
+    return S(align64)(nchunks * sizeof(XYZZ)) +
+           S(align64)((size_t)pl->nwin * pl->nparts * sizeof(XYZZ)) +
+           (size_t)pl->threads * S(slot_bytes)(pl->c, pl->affine) + 64;
+}
+
+/* ---- split pass: sum the scalars equal to 1, classify the rest ---------- */
+
+static void S(split_chunk)(void *arg, size_t ch)
+{
+    S(ctx) *x = arg;
+    cz_msm_cursor it = {x->scalars, x->bm, x->chunk_pos[ch]};
+    XYZZ acc;
+    uint64_t orb[4] = {0, 0, 0, 0};
+    size_t cnt[3] = {0, 0, 0};
+    E(xyzz_set_infinity)(&acc);
+    for (size_t j = x->chunk_lo[ch]; j < x->chunk_lo[ch + 1]; j++) {
+        const cz_scalar *s = cz__msm_cursor_next(&it);
+        int cl = x->split ? cz__msm_class(s) : 2;
+        if (cl == 2 && !(s->l[0] | s->l[1] | s->l[2] | s->l[3])) cl = 0;
+        cnt[cl]++;
+        if (cl == 1) {
+            if (!E(affine_is_infinity)(&x->bases[j])) E(xyzz_add_affine_var)(&acc, &acc, &x->bases[j]);
+        } else if (cl == 2) {
+            for (int l = 0; l < 4; l++) orb[l] |= s->l[l];
+        }
+    }
+    x->ones[ch] = acc;
+    memcpy(x->cnt[ch], cnt, sizeof cnt);
+    memcpy(x->orbits[ch], orb, sizeof orb);
+}
+
+/* ---- bucket accumulation, XYZZ buckets ---------------------------------- */
+
+static void S(reduce_xyzz)(XYZZ *out, const XYZZ *bk, size_t k)
+{
+    /* sum_{i} (i+1)·bk[i] by running sums from the top bucket down */
+    XYZZ run, tot;
+    E(xyzz_set_infinity)(&run);
+    E(xyzz_set_infinity)(&tot);
+    size_t top = k;
+    while (top > 0 && E(xyzz_is_infinity)(&bk[top - 1])) top--;
+    for (size_t i = top; i-- > 0;) {
+        if (!E(xyzz_is_infinity)(&bk[i])) E(xyzz_add_var)(&run, &run, &bk[i]);
+        E(xyzz_add_var)(&tot, &tot, &run);
+    }
+    *out = tot;
+}
+
+static void S(task_xyzz)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned part, XYZZ *out)
+{
+    const unsigned c = x->pl.c;
+    const size_t k = (size_t)1 << (c - 1);
+    XYZZ *bk = (XYZZ *)slot;
+    for (size_t i = 0; i < k; i++) E(xyzz_set_infinity)(&bk[i]);
+    cz_msm_cursor it = {x->scalars, x->bm, x->part_pos[part]};
+    for (size_t j = x->part_lo[part]; j < x->part_lo[part + 1]; j++) {
+        const cz_scalar *s = cz__msm_cursor_next(&it);
+        if (x->split && cz__msm_class(s) != 2) continue;
+        int32_t d = cz__msm_digit(s->l, win, c);
+        if (d == 0) continue;
+        const AFF *p = &x->bases[j];
+        if (E(affine_is_infinity)(p)) continue;
+        if (d > 0)
+            E(xyzz_add_affine_var)(&bk[d - 1], &bk[d - 1], p);
+        else
+            E(xyzz_sub_affine_var)(&bk[-d - 1], &bk[-d - 1], p);
+    }
+    S(reduce_xyzz)(out, bk, k);
+}
+
+/* ---- bucket accumulation, affine buckets with batched inversion --------- */
+
+typedef struct {
+    AFF *bk;
+    uint8_t *occ, *busy;
+    S(entry) *batch, *queue;
+    FT *pre;
+    unsigned nb, nq, cap;
+} S(abatch);
+
+/* Applies every pending bucket += point with one inversion:
+ * lambda = num/den, den = P.x - B.x (or 2·B.y when doubling),
+ * x3 = lambda^2 - B.x - P.x, y3 = lambda·(B.x - x3) - B.y. */
+static void S(flush)(S(abatch) *st)
+{
+    unsigned n = st->nb;
+    if (!n) return;
+    FT acc, den, inv, t, lam, x3, y3;
+    /* forward: pre[i] = den_0 · ... · den_{i-1} */
+    for (unsigned i = 0; i < n; i++) {
+        const S(entry) *e = &st->batch[i];
+        const AFF *b = &st->bk[e->b];
+        if (e->dbl) F(dbl)(&den, &b->y);
+        else F(sub)(&den, &e->p->x, &b->x);
+        if (i == 0) {
+            acc = den;
+        } else {
+            st->pre[i] = acc;
+            F(mul)(&acc, &acc, &den);
+        }
+    }
+    F_INV(&inv, &acc);
+    for (unsigned i = n; i-- > 0;) {
+        const S(entry) *e = &st->batch[i];
+        AFF *b = &st->bk[e->b];
+        FT num, ii;
+        if (e->dbl) F(dbl)(&den, &b->y);
+        else F(sub)(&den, &e->p->x, &b->x);
+        if (i > 0) {
+            F(mul)(&ii, &inv, &st->pre[i]);
+            F(mul)(&inv, &inv, &den);
+        } else {
+            ii = inv;
+        }
+        if (e->dbl) {
+            F(sqr)(&t, &b->x);
+            F(dbl)(&num, &t);
+            F(add)(&num, &num, &t);
+        } else if (e->neg) {
+            F(add)(&num, &e->p->y, &b->y);
+            F(neg)(&num, &num);
+        } else {
+            F(sub)(&num, &e->p->y, &b->y);
+        }
+        F(mul)(&lam, &num, &ii);
+        F(sqr)(&x3, &lam);
+        F(sub)(&x3, &x3, &b->x);
+        F(sub)(&x3, &x3, &e->p->x);
+        F(sub)(&t, &b->x, &x3);
+        F(mul)(&y3, &lam, &t);
+        F(sub)(&b->y, &y3, &b->y);
+        b->x = x3;
+        st->busy[e->b] = 0;
+    }
+    st->nb = 0;
+}
+
+/* Bucket b += (neg ? -P : P) when b is not busy (returns false when it is).
+ * Empty buckets take the point directly; P = -B empties the bucket; P = B
+ * becomes a doubling in the batch. */
+static bool S(try_add)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
+{
+    if (st->busy[b]) return false;
+    AFF *bk = &st->bk[b];
+    if (!st->occ[b]) {
+        bk->x = p->x;
+        if (neg) F(neg)(&bk->y, &p->y);
+        else bk->y = p->y;
+        st->occ[b] = 1;
+        return true;
+    }
+    uint8_t dbl = 0;
+    if (F(eq)(&p->x, &bk->x)) {
+        FT y;
+        if (neg) F(neg)(&y, &p->y);
+        else y = p->y;
+        /* same x: P = B (double) or P = -B (cancel); y = 0 would be a
+         * 2-torsion point (absent from the subgroup): its double is 0 */
+        if (!F(eq)(&y, &bk->y) || F(is_zero)(&y)) {
+            st->occ[b] = 0;
+            return true;
+        }
+        dbl = 1;
+    }
+    S(entry) *e = &st->batch[st->nb++];
+    e->p = p;
+    e->b = b;
+    e->neg = neg;
+    e->dbl = dbl;
+    st->busy[b] = 1;
+    if (st->nb == st->cap) S(flush)(st);
+    return true;
+}
+
+/* Retries the queued (conflicting) additions; those still conflicting stay. */
+static void S(drain)(S(abatch) *st)
+{
+    unsigned w = 0;
+    for (unsigned r = 0; r < st->nq; r++) {
+        S(entry) e = st->queue[r];
+        if (!S(try_add)(st, e.b, e.p, e.neg)) st->queue[w++] = e;
+    }
+    st->nq = w;
+}
+
+static void S(add_point)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
+{
+    if (S(try_add)(st, b, p, neg)) return;
+    if (st->nq == st->cap) {
+        /* queue full: complete the batch, which frees every bucket */
+        S(flush)(st);
+        S(drain)(st);
+        if (S(try_add)(st, b, p, neg)) return;
+        if (st->nq == st->cap) { /* only when one bucket is hammered */
+            S(flush)(st);
+            S(drain)(st);
+            if (S(try_add)(st, b, p, neg)) return;
+        }
+    }
+    S(entry) *q = &st->queue[st->nq++];
+    q->p = p;
+    q->b = b;
+    q->neg = neg;
+    q->dbl = 0;
+}
+
+static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned part, XYZZ *out)
+{
+    const unsigned c = x->pl.c;
+    const size_t k = (size_t)1 << (c - 1);
+    const unsigned cap = x->pl.batch;
+    S(abatch) st;
+    unsigned char *q = slot;
+    st.bk = (AFF *)q;
+    q += S(align64)(k * sizeof(AFF));
+    st.pre = (FT *)q;
+    q += S(align64)(cap * sizeof(FT));
+    st.batch = (S(entry) *)q;
+    st.queue = st.batch + cap;
+    q += S(align64)(2 * (size_t)cap * sizeof(S(entry)));
+    st.occ = q;
+    st.busy = q + k;
+    memset(st.occ, 0, 2 * k);
+    st.nb = st.nq = 0;
+    st.cap = cap;
+
+    cz_msm_cursor it = {x->scalars, x->bm, x->part_pos[part]};
+    for (size_t j = x->part_lo[part]; j < x->part_lo[part + 1]; j++) {
+        const cz_scalar *s = cz__msm_cursor_next(&it);
+        if (x->split && cz__msm_class(s) != 2) continue;
+        int32_t d = cz__msm_digit(s->l, win, c);
+        if (d == 0) continue;
+        const AFF *p = &x->bases[j];
+        if (E(affine_is_infinity)(p)) continue;
+        if (d > 0) S(add_point)(&st, (uint32_t)(d - 1), p, 0);
+        else S(add_point)(&st, (uint32_t)(-d - 1), p, 1);
+    }
+    while (st.nb || st.nq) {
+        S(flush)(&st);
+        S(drain)(&st);
+    }
+
+    /* running-sum reduction: running (XYZZ) += affine bucket; total += running */
+    XYZZ run, tot;
+    E(xyzz_set_infinity)(&run);
+    E(xyzz_set_infinity)(&tot);
+    size_t top = k;
+    while (top > 0 && !st.occ[top - 1]) top--;
+    for (size_t i = top; i-- > 0;) {
+        if (st.occ[i]) E(xyzz_add_affine_var)(&run, &run, &st.bk[i]);
+        E(xyzz_add_var)(&tot, &tot, &run);
+    }
+    *out = tot;
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+static void S(worker)(void *arg, size_t slot_i)
+{
+    S(ctx) *x = arg;
+    unsigned char *slot = x->slots + slot_i * x->slot_bytes;
+    const unsigned nwin = x->pl.nwin;
+    for (;;) {
+        size_t t = atomic_fetch_add_explicit(&x->next, 1, memory_order_relaxed);
+        if (t >= x->ntasks) break;
+        unsigned win = (unsigned)(t % nwin), part = (unsigned)(t / nwin);
+        XYZZ *out = &x->res[(size_t)win * x->pl.nparts + part];
+        if (x->pl.affine) S(task_affine)(x, slot, win, part, out);
+        else S(task_xyzz)(x, slot, win, part, out);
+    }
+}
+
+static unsigned S(bitlen)(const uint64_t o[4])
+{
+    for (int l = 3; l >= 0; l--)
+        if (o[l]) return (unsigned)(64 * l + 64 - __builtin_clzll(o[l]));
+    return 0;
+}
+
+/* The plan used for the scratch bound: every scalar general, 256 bits. */
+static void S(bound_plan)(cz_msm_plan *pl, size_t n, unsigned threads, const cz_msm_opts *opts)
+{
+    cz__msm_plan(pl, n, 256, threads, opts, CZ_MSM_MAX_WINDOW);
+    /* the real call may pick a smaller c (c <= this one), hence up to 257
+     * windows, and at most 4T ranges */
+    pl->nwin = 257;
+    unsigned mp = threads == 1 ? 1 : threads * 4;
+    pl->nparts = mp > CZ_MSM_MAX_PARTS ? CZ_MSM_MAX_PARTS : mp;
+    /* slots sized for the larger of the two bucket layouts */
+    pl->affine = S(slot_bytes)(pl->c, true) > S(slot_bytes)(pl->c, false);
+}
+
+size_t MSM_PUB(_scratch_size)(size_t n, const cz_pool *pool, const cz_msm_opts *opts)
+{
+    unsigned th = cz__msm_threads(pool);
+    cz_msm_plan pl;
+    S(bound_plan)(&pl, n, th, opts);
+    return S(scratch_bytes)(&pl, cz__msm_nchunks(n, th));
+}
+
+static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *scalars,
+                        size_t nscalars, const uint64_t *bm, cz_pool *pool,
+                        const cz_msm_opts *opts)
+{
+    if (opts && opts->window > CZ_MSM_MAX_WINDOW) return CZ_ERR_INVALID_ARG;
+    if (opts && (unsigned)opts->buckets > CZ_MSM_BUCKETS_AFFINE) return CZ_ERR_INVALID_ARG;
+    E(jac_set_infinity)(out);
+    cz_msm_info *info = opts ? opts->info : NULL;
+    if (info) memset(info, 0, sizeof *info);
+    if (n == 0) return CZ_OK;
+
+    const unsigned th = cz__msm_threads(pool);
+    S(ctx) *x = calloc(1, sizeof *x);
+    if (!x) return CZ_ERR_NOMEM;
+    x->bases = bases;
+    x->n = n;
+    x->scalars = scalars;
+    x->nscalars = nscalars;
+    x->bm = bm;
+    x->split = !(opts && opts->no_split);
+
+    /* scratch: the bound for n (independent of the scalar values) */
+    cz_msm_plan bound;
+    S(bound_plan)(&bound, n, th, opts);
+    x->nchunks = cz__msm_nchunks(n, th);
+    size_t need = S(scratch_bytes)(&bound, x->nchunks);
+    unsigned char *mem, *own = NULL;
+    if (opts && opts->scratch) {
+        if (opts->scratch_size < need) {
+            free(x);
+            return CZ_ERR_INVALID_ARG;
+        }
+        mem = opts->scratch;
+    } else {
+        own = malloc(need);
+        if (!own) {
+            free(x);
+            return CZ_ERR_NOMEM;
+        }
+        mem = own;
+    }
+    unsigned char *q = (unsigned char *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+
+    /* 1. split pass */
+    x->ones = (XYZZ *)q;
+    q += S(align64)(x->nchunks * sizeof(XYZZ));
+    for (size_t i = 0; i <= x->nchunks; i++) x->chunk_lo[i] = n * i / x->nchunks;
+    cz__msm_starts(x->chunk_pos, x->chunk_lo, x->nchunks + 1, bm, nscalars);
+    cz_pool_parallel_for(pool, x->nchunks, S(split_chunk), x);
+
+    XYZZ total;
+    E(xyzz_set_infinity)(&total);
+    size_t cnt[3] = {0, 0, 0};
+    uint64_t orb[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < x->nchunks; i++) {
+        E(xyzz_add_var)(&total, &total, &x->ones[i]);
+        for (int c = 0; c < 3; c++) cnt[c] += x->cnt[i][c];
+        for (int l = 0; l < 4; l++) orb[l] |= x->orbits[i][l];
+    }
+
+    /* 2. Pippenger over the general scalars */
+    unsigned maxbits = S(bitlen)(orb);
+    if (cnt[2]) {
+        cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c);
+        if (x->pl.nparts > n) x->pl.nparts = (unsigned)n;
+        x->res = (XYZZ *)q;
+        q += S(align64)((size_t)x->pl.nwin * x->pl.nparts * sizeof(XYZZ));
+        x->slots = q;
+        x->slot_bytes = S(slot_bytes)(x->pl.c, x->pl.affine);
+        for (unsigned i = 0; i <= x->pl.nparts; i++) x->part_lo[i] = n * i / x->pl.nparts;
+        cz__msm_starts(x->part_pos, x->part_lo, x->pl.nparts + 1, bm, nscalars);
+        x->ntasks = (size_t)x->pl.nwin * x->pl.nparts;
+        atomic_store(&x->next, 0);
+        size_t nworkers = th < x->ntasks ? th : x->ntasks;
+        cz_pool_parallel_for(pool, nworkers, S(worker), x);
+
+        /* combine: windows from the top, c doublings between windows */
+        XYZZ acc;
+        E(xyzz_set_infinity)(&acc);
+        for (unsigned w = x->pl.nwin; w-- > 0;) {
+            for (unsigned d = 0; d < x->pl.c && !E(xyzz_is_infinity)(&acc); d++)
+                E(xyzz_dbl_var)(&acc, &acc);
+            for (unsigned p = 0; p < x->pl.nparts; p++)
+                E(xyzz_add_var)(&acc, &acc, &x->res[(size_t)w * x->pl.nparts + p]);
+        }
+        E(xyzz_add_var)(&total, &total, &acc);
+    }
+    E(xyzz_to_jac)(out, &total);
+
+    if (info) {
+        info->window = cnt[2] ? x->pl.c : 0;
+        info->nwin = cnt[2] ? x->pl.nwin : 0;
+        info->nparts = cnt[2] ? x->pl.nparts : 0;
+        info->affine = cnt[2] ? x->pl.affine : false;
+        info->batch = cnt[2] && x->pl.affine ? x->pl.batch : 0;
+        info->threads = th;
+        info->n_zero = cnt[0];
+        info->n_one = cnt[1];
+        info->n_general = cnt[2];
+        info->scratch_bytes = need;
+    }
+    free(own);
+    free(x);
+    return CZ_OK;
+}
+
+cz_status MSM_PUB()(JAC *out, const AFF *bases, const cz_scalar *scalars, size_t n,
+                    cz_pool *pool, const cz_msm_opts *opts)
+{
+    if (!out || (n && (!bases || !scalars))) return CZ_ERR_INVALID_ARG;
+    return S(run)(out, bases, n, scalars, n, NULL, pool, opts);
+}
+
+cz_status MSM_PUB(_density)(JAC *out, const AFF *bases, size_t nbases, const cz_scalar *scalars,
+                            size_t nscalars, const uint64_t *density, cz_pool *pool,
+                            const cz_msm_opts *opts)
+{
+    if (!out || (nbases && !bases) || (nscalars && (!scalars || !density)))
+        return CZ_ERR_INVALID_ARG;
+    if (nscalars == 0) {
+        if (nbases) return CZ_ERR_MISMATCH;
+        E(jac_set_infinity)(out);
+        if (opts && opts->info) memset(opts->info, 0, sizeof *opts->info);
+        return CZ_OK;
+    }
+    if (cz__msm_popcount(density, nscalars) != nbases) return CZ_ERR_MISMATCH;
+    return S(run)(out, bases, nbases, scalars, nscalars, density, pool, opts);
+}

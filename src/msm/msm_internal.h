@@ -1,0 +1,107 @@
+/*
+ * Internal to src/msm: group-independent parts of the MSM (planning, Booth
+ * digits, scalar classes, density bitmap cursors). See include/cuzk/msm.h
+ * for the algorithm and memory contract.
+ */
+#ifndef CZ_MSM_INTERNAL_H
+#define CZ_MSM_INTERNAL_H
+
+#include "cuzk/msm.h"
+#include <string.h>
+
+/* Batch-affine is used from this window up in AUTO mode: below it the
+ * buckets are too few for a batch of independent additions (conflicts). */
+#define CZ_MSM_AFFINE_MIN_WINDOW 10
+/* Most point ranges per window (bounds the per-call result array). */
+#define CZ_MSM_MAX_PARTS 256
+/* Most chunks of the 0/1 split pass. */
+#define CZ_MSM_MAX_CHUNKS 256
+#define CZ_MSM_MAX_BATCH 1024u
+
+typedef struct {
+    unsigned c, nwin, nparts, batch, threads;
+    bool affine;
+} cz_msm_plan;
+
+/* Threads that run a parallel call (workers + the caller): planning and
+ * scratch slots. */
+unsigned cz__msm_threads(const cz_pool *pool);
+
+/* Chooses c (unless forced), the point ranges per window and the bucket
+ * mode for m general scalars of at most maxbits bits. cap_c bounds c
+ * (so that the scratch bound computed for n covers every m <= n). */
+void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
+                  const cz_msm_opts *opts, unsigned cap_c);
+
+/* Batch size for 2^(c-1) affine buckets. */
+unsigned cz__msm_batch_size(unsigned c);
+
+/* Number of chunks of the split pass. */
+size_t cz__msm_nchunks(size_t n, unsigned threads);
+
+/* Bits [pos, pos+len) of a 256-bit scalar (zero past bit 255), len <= 32. */
+static inline uint64_t cz__msm_bits(const uint64_t s[4], unsigned pos, unsigned len)
+{
+    unsigned limb = pos >> 6, off = pos & 63;
+    if (limb >= 4) return 0;
+    uint64_t v = s[limb] >> off;
+    if (off + len > 64 && limb + 1 < 4) v |= s[limb + 1] << (64 - off);
+    return v & ((UINT64_C(1) << len) - 1);
+}
+
+/* Signed Booth digit of window `win`: v + b_{ci-1} - 2^c·b_{ci+c-1},
+ * in [-2^(c-1), 2^(c-1)]. The sum over windows telescopes to k as long as
+ * bit c·nwin - 1 of k is zero (nwin = ceil((maxbits+1)/c)). */
+static inline int32_t cz__msm_digit(const uint64_t s[4], unsigned win, unsigned c)
+{
+    uint64_t w;
+    if (win == 0)
+        w = cz__msm_bits(s, 0, c) << 1;
+    else
+        w = cz__msm_bits(s, win * c - 1, c + 1);
+    uint64_t top = w >> c;
+    return (int32_t)((w + 1) >> 1) - (int32_t)(top << c);
+}
+
+/* 0: zero, 1: one, 2: anything else. */
+static inline int cz__msm_class(const cz_scalar *s)
+{
+    if (s->l[1] | s->l[2] | s->l[3]) return 2;
+    return s->l[0] > 1 ? 2 : (int)s->l[0];
+}
+
+/* Position of the first set bit at or after pos (the caller guarantees one). */
+static inline size_t cz__msm_next_set(const uint64_t *bm, size_t pos)
+{
+    size_t w = pos >> 6;
+    uint64_t word = bm[w] >> (pos & 63);
+    if (word) return pos + (size_t)__builtin_ctzll(word);
+    for (;;) {
+        word = bm[++w];
+        if (word) return (w << 6) + (size_t)__builtin_ctzll(word);
+    }
+}
+
+/* Iterates the scalars paired with consecutive bases. */
+typedef struct {
+    const cz_scalar *sc;
+    const uint64_t *bm; /* NULL: dense */
+    size_t pos;
+} cz_msm_cursor;
+
+static inline const cz_scalar *cz__msm_cursor_next(cz_msm_cursor *it)
+{
+    if (it->bm) it->pos = cz__msm_next_set(it->bm, it->pos);
+    return &it->sc[it->pos++];
+}
+
+/* Popcount of the first nbits bits of bm. */
+size_t cz__msm_popcount(const uint64_t *bm, size_t nbits);
+
+/* For sorted base indices bounds[0..nb), the scalar position of each
+ * (dense: the index itself; density: the position of the bounds[i]-th set
+ * bit, or nscalars past the last). One pass over the bitmap. */
+void cz__msm_starts(size_t *pos, const size_t *bounds, size_t nb, const uint64_t *bm,
+                    size_t nscalars);
+
+#endif

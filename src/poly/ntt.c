@@ -1,0 +1,641 @@
+/*
+ * NTT over Fr (include/cuzk/ntt.h).
+ *
+ * Algorithm: radix-2 Cooley–Tukey, organised for the cache.
+ *  - DIF (decimation in frequency) takes natural order to bit-reversed
+ *    order; DIT takes bit-reversed order back to natural order. The stage
+ *    with half-size h uses the twiddles w_2h^t (t < h); t = 0 needs no
+ *    multiplication and the inner loops skip it.
+ *  - Stages whose butterflies span less than a block of 2^lb elements
+ *    (lb <= CZ_NTT_LOG_BLOCK, 256 KiB of data, half of a 1 MiB L2) run
+ *    block by block with the block resident in cache ("inner" stages).
+ *    Their twiddles come from a fixed per-stage table (tab[h + t] = w_2h^t),
+ *    contiguous per stage and independent of n.
+ *  - The remaining "outer" stages run in passes of up to CZ_NTT_RADIX_LOG
+ *    stages at a time (radix 8): a unit of work is a tile of TILE_COLS
+ *    adjacent columns × 8 rows (rows at stride n/8^j), on which all the
+ *    pass's stages run while it sits in L1. A 2^22 transform is thus 3
+ *    outer passes + 1 inner pass over memory instead of 22. 8 rows at a
+ *    power-of-two stride fill exactly one 8-way L1 set, which is why the
+ *    radix is not higher. Twiddles: w^idx from the domain's table of powers
+ *    w^0..w^(n/2), where w_2h^t = w^(t·n/2h).
+ *  - Inverse twiddles come from the same table: w^-k = -w^(n/2-k), so an
+ *    inverse butterfly multiplies by w^(n/2-k) and swaps its add and sub.
+ *    (w^(n/2) = -1 is stored so k = 0 needs no special case.)
+ *  - Natural order in and out needs one bit-reversal permutation per
+ *    transform; it is done tile-wise (16×16 tiles through a small buffer)
+ *    so it streams through memory. The quotient avoids six of its seven:
+ *    inverse transforms there run DIF (natural -> bit-reversed
+ *    coefficients), the coset scaling is applied in bit-reversed order
+ *    (g^rev(p) = TL[p_lo]·TH[p_hi], two sqrt(n) tables), and the forward
+ *    transforms run DIT (bit-reversed -> natural evaluations).
+ * Threads: every pass is split into independent units (tiles, blocks,
+ * rows) run through cz_pool_parallel_range; the split depends only on n
+ * and the pool size, and the arithmetic is exact, so results are identical
+ * for every pool. With more than one thread, smaller blocks are used for
+ * small n so that every thread gets work.
+ */
+#include "cuzk/ntt.h"
+#include "ff/mont.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CZ_NTT_LOG_BLOCK 13 /* inner block: 2^13 × 32 B = 256 KiB */
+#define CZ_NTT_LOG_BLOCK_MIN 8
+#define CZ_NTT_RADIX_LOG 3 /* outer stages per pass */
+#define TILE_COLS 16       /* columns per outer tile (512 B per row) */
+#define BR_LOG 4           /* bit-reversal tile: 16 × 16 elements */
+
+#if CZ_NTT_LOG_BLOCK_MIN < 4 || CZ_NTT_LOG_BLOCK < CZ_NTT_LOG_BLOCK_MIN
+#error "bad NTT block size"
+#endif
+#if (1 << CZ_NTT_LOG_BLOCK_MIN) < TILE_COLS
+#error "outer stages need at least TILE_COLS columns"
+#endif
+
+/* r, for the inlined add/sub below; checked against CZ_FR_MODULUS when a
+ * domain is created. */
+static const uint64_t FR_M[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                 0x73eda753299d7d48ULL};
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <x86intrin.h>
+/* Add/sub with explicit carry chains: the generic ff/mont.h versions go
+ * through unsigned __int128 temporaries, which GCC spills to the stack in
+ * these loops (a third of the butterfly time). Constant time (masks). */
+static inline void fadd(cz_fr *r, const cz_fr *a, const cz_fr *b)
+{
+    unsigned long long s0, s1, s2, s3, d0, d1, d2, d3;
+    unsigned char c = _addcarry_u64(0, a->l[0], b->l[0], &s0);
+    c = _addcarry_u64(c, a->l[1], b->l[1], &s1);
+    c = _addcarry_u64(c, a->l[2], b->l[2], &s2);
+    (void)_addcarry_u64(c, a->l[3], b->l[3], &s3); /* a + b < 2r < 2^256 */
+    unsigned char bw = _subborrow_u64(0, s0, FR_M[0], &d0);
+    bw = _subborrow_u64(bw, s1, FR_M[1], &d1);
+    bw = _subborrow_u64(bw, s2, FR_M[2], &d2);
+    bw = _subborrow_u64(bw, s3, FR_M[3], &d3);
+    uint64_t keep = 0 - (uint64_t)bw; /* borrow: s < r, keep s */
+    r->l[0] = (s0 & keep) | (d0 & ~keep);
+    r->l[1] = (s1 & keep) | (d1 & ~keep);
+    r->l[2] = (s2 & keep) | (d2 & ~keep);
+    r->l[3] = (s3 & keep) | (d3 & ~keep);
+}
+
+static inline void fsub(cz_fr *r, const cz_fr *a, const cz_fr *b)
+{
+    unsigned long long d0, d1, d2, d3;
+    unsigned char bw = _subborrow_u64(0, a->l[0], b->l[0], &d0);
+    bw = _subborrow_u64(bw, a->l[1], b->l[1], &d1);
+    bw = _subborrow_u64(bw, a->l[2], b->l[2], &d2);
+    bw = _subborrow_u64(bw, a->l[3], b->l[3], &d3);
+    uint64_t mask = 0 - (uint64_t)bw; /* a < b: add r back */
+    unsigned long long r0, r1, r2, r3;
+    unsigned char c = _addcarry_u64(0, d0, FR_M[0] & mask, &r0);
+    c = _addcarry_u64(c, d1, FR_M[1] & mask, &r1);
+    c = _addcarry_u64(c, d2, FR_M[2] & mask, &r2);
+    (void)_addcarry_u64(c, d3, FR_M[3] & mask, &r3);
+    r->l[0] = r0;
+    r->l[1] = r1;
+    r->l[2] = r2;
+    r->l[3] = r3;
+}
+#else
+static inline void fadd(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_mont_add(r->l, a->l, b->l, FR_M, 4); }
+static inline void fsub(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_mont_sub(r->l, a->l, b->l, FR_M, 4); }
+#endif
+static inline void fmul(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_fr_mul(r, a, b); }
+
+struct cz_ntt_domain {
+    unsigned log_n;
+    size_t n;
+    cz_fr *w;                   /* w^0 .. w^(n/2): n/2 + 1 entries */
+    cz_fr *tab_fwd, *tab_inv;   /* [h + t] = w_2h^(±t), 1 <= h < nb_max, t < h */
+    size_t nb_max;              /* min(n, 2^CZ_NTT_LOG_BLOCK) */
+    unsigned cs;                /* coset table split: low cs bits / high log_n - cs */
+    cz_fr *tl_g, *th_g;         /* g^rev(p) = tl[p_lo]·th[p_hi] */
+    cz_fr *tl_gi, *th_gi;       /* the same for g^-1 */
+    cz_fr n_inv, g, g_inv, z_inv_n; /* 1/n, 7, 1/7, 1/((g^n - 1)·n) */
+};
+
+static size_t rev_bits(size_t v, unsigned bits)
+{
+    size_t r = 0;
+    for (unsigned i = 0; i < bits; i++) {
+        r = (r << 1) | (v & 1);
+        v >>= 1;
+    }
+    return r;
+}
+
+static void fr_pow_u64(cz_fr *r, const cz_fr *a, uint64_t e)
+{
+    cz_fr_pow(r, a, &e, 1);
+}
+
+/* ---- domain -------------------------------------------------------------- */
+
+typedef struct {
+    cz_fr *dst;
+    cz_fr base;
+} powers_ctx;
+
+/* dst[i] = base^i over [lo, hi) */
+static void powers_range(void *arg, size_t lo, size_t hi)
+{
+    powers_ctx *c = arg;
+    cz_fr acc;
+    fr_pow_u64(&acc, &c->base, lo);
+    for (size_t i = lo; i < hi; i++) {
+        c->dst[i] = acc;
+        fmul(&acc, &acc, &c->base);
+    }
+}
+
+size_t cz_ntt_domain_memory(unsigned log_n)
+{
+    if (log_n > CZ_NTT_MAX_LOG_N) return 0;
+    size_t n = (size_t)1 << log_n;
+    size_t nb = log_n < CZ_NTT_LOG_BLOCK ? n : (size_t)1 << CZ_NTT_LOG_BLOCK;
+    unsigned cs = log_n / 2;
+    size_t elems = (n / 2 + 1) + 2 * nb + 2 * (((size_t)1 << cs) + ((size_t)1 << (log_n - cs)));
+    return sizeof(cz_ntt_domain) + elems * sizeof(cz_fr);
+}
+
+cz_status cz_ntt_domain_create(cz_ntt_domain **out, unsigned log_n, cz_pool *pool)
+{
+    if (!out) return CZ_ERR_INVALID_ARG;
+    *out = NULL;
+    if (log_n > CZ_NTT_MAX_LOG_N) return CZ_ERR_INVALID_ARG;
+    if (memcmp(FR_M, CZ_FR_MODULUS, sizeof FR_M) != 0) return CZ_ERR_INTERNAL;
+    cz_ntt_domain *d = calloc(1, sizeof *d);
+    if (!d) return CZ_ERR_NOMEM;
+    size_t n = (size_t)1 << log_n;
+    d->log_n = log_n;
+    d->n = n;
+    d->nb_max = log_n < CZ_NTT_LOG_BLOCK ? n : (size_t)1 << CZ_NTT_LOG_BLOCK;
+    d->cs = log_n / 2;
+    size_t nl = (size_t)1 << d->cs, nh = (size_t)1 << (log_n - d->cs);
+    d->w = malloc((n / 2 + 1) * sizeof(cz_fr));
+    d->tab_fwd = malloc(d->nb_max * sizeof(cz_fr));
+    d->tab_inv = malloc(d->nb_max * sizeof(cz_fr));
+    d->tl_g = malloc(nl * sizeof(cz_fr));
+    d->tl_gi = malloc(nl * sizeof(cz_fr));
+    d->th_g = malloc(nh * sizeof(cz_fr));
+    d->th_gi = malloc(nh * sizeof(cz_fr));
+    if (!d->w || !d->tab_fwd || !d->tab_inv || !d->tl_g || !d->tl_gi || !d->th_g || !d->th_gi) {
+        cz_ntt_domain_free(d);
+        return CZ_ERR_NOMEM;
+    }
+
+    cz_fr w;
+    cz_fr_root_of_unity(&w, log_n);
+    powers_ctx pc = {d->w, w};
+    cz_pool_parallel_range(pool, 0, n / 2 + 1, 1 << 14, powers_range, &pc);
+
+    /* per-stage tables for the inner stages: w_2h = root_of_unity(log2 2h) */
+    d->tab_fwd[0] = CZ_FR_ONE; /* unused */
+    d->tab_inv[0] = CZ_FR_ONE;
+    for (unsigned lh = 0; ((size_t)1 << lh) < d->nb_max; lh++) {
+        size_t h = (size_t)1 << lh;
+        cz_fr r, ri;
+        cz_fr_root_of_unity(&r, lh + 1);
+        cz_fr_inv(&ri, &r);
+        cz_fr a = CZ_FR_ONE, ai = CZ_FR_ONE;
+        for (size_t t = 0; t < h; t++) {
+            d->tab_fwd[h + t] = a;
+            d->tab_inv[h + t] = ai;
+            fmul(&a, &a, &r);
+            fmul(&ai, &ai, &ri);
+        }
+    }
+
+    cz_fr_from_u64(&d->g, 7);
+    cz_fr_inv(&d->g_inv, &d->g);
+    cz_fr nf;
+    cz_fr_from_u64(&nf, 1);
+    for (unsigned i = 0; i < log_n; i++) cz_fr_dbl(&nf, &nf);
+    cz_fr_inv(&d->n_inv, &nf);
+    /* Z(g w^k) = g^n - 1 for every k */
+    cz_fr z;
+    fr_pow_u64(&z, &d->g, n);
+    cz_fr_sub(&z, &z, &CZ_FR_ONE);
+    cz_fr_inv(&z, &z);
+    fmul(&d->z_inv_n, &z, &d->n_inv);
+
+    /* coset tables in bit-reversed order (see the top comment) */
+    unsigned lo_bits = d->cs, hi_bits = log_n - d->cs;
+    for (size_t x = 0; x < nl; x++) {
+        uint64_t e = (uint64_t)rev_bits(x, lo_bits) << hi_bits;
+        fr_pow_u64(&d->tl_g[x], &d->g, e);
+        fr_pow_u64(&d->tl_gi[x], &d->g_inv, e);
+    }
+    for (size_t y = 0; y < nh; y++) {
+        uint64_t e = rev_bits(y, hi_bits);
+        fr_pow_u64(&d->th_g[y], &d->g, e);
+        fr_pow_u64(&d->th_gi[y], &d->g_inv, e);
+    }
+    *out = d;
+    return CZ_OK;
+}
+
+void cz_ntt_domain_free(cz_ntt_domain *d)
+{
+    if (!d) return;
+    free(d->w);
+    free(d->tab_fwd);
+    free(d->tab_inv);
+    free(d->tl_g);
+    free(d->tl_gi);
+    free(d->th_g);
+    free(d->th_gi);
+    free(d);
+}
+
+unsigned cz_ntt_domain_log_n(const cz_ntt_domain *d) { return d->log_n; }
+size_t cz_ntt_domain_size(const cz_ntt_domain *d) { return d->n; }
+
+/* ---- kernels ------------------------------------------------------------- */
+
+/* All stages h < nb of a DIF on one block of nb elements. */
+static void inner_dif(cz_fr *x, size_t nb, const cz_fr *tab)
+{
+    for (size_t h = nb / 2; h >= 1; h >>= 1) {
+        const cz_fr *tw = tab + h;
+        for (size_t b = 0; b < nb; b += 2 * h) {
+            cz_fr *p0 = x + b, *p1 = x + b + h;
+            cz_fr u = p0[0], v = p1[0];
+            fadd(&p0[0], &u, &v);
+            fsub(&p1[0], &u, &v);
+            for (size_t t = 1; t < h; t++) {
+                cz_fr d;
+                u = p0[t];
+                v = p1[t];
+                fadd(&p0[t], &u, &v);
+                fsub(&d, &u, &v);
+                fmul(&p1[t], &d, &tw[t]);
+            }
+        }
+    }
+}
+
+/* All stages h < nb of a DIT on one block of nb elements. */
+static void inner_dit(cz_fr *x, size_t nb, const cz_fr *tab)
+{
+    for (size_t h = 1; h < nb; h <<= 1) {
+        const cz_fr *tw = tab + h;
+        for (size_t b = 0; b < nb; b += 2 * h) {
+            cz_fr *p0 = x + b, *p1 = x + b + h;
+            cz_fr u = p0[0], v = p1[0];
+            fadd(&p0[0], &u, &v);
+            fsub(&p1[0], &u, &v);
+            for (size_t t = 1; t < h; t++) {
+                u = p0[t];
+                fmul(&v, &p1[t], &tw[t]);
+                fadd(&p0[t], &u, &v);
+                fsub(&p1[t], &u, &v);
+            }
+        }
+    }
+}
+
+typedef struct {
+    const cz_ntt_domain *d;
+    cz_fr *x;
+    bool inv;
+    /* inner passes */
+    size_t nb;
+    const cz_fr *pre_scale;  /* DIT: multiply the block by this first */
+    const cz_fr *post_coset; /* DIF: scale by this·g^(±rev(p)) afterwards */
+    bool post_coset_inv;
+    /* outer passes: stages h = H, H/2, ..., H/2^(k-1) */
+    unsigned log_H, k;
+} pass_ctx;
+
+/* x[p] *= scale · g^(±rev(p)) for p in [lo, hi), lo and hi multiples of
+ * 2^cs or the whole of a row. */
+static void coset_bitrev_scale(const cz_ntt_domain *d, cz_fr *x, size_t lo, size_t hi, const cz_fr *scale,
+                               bool inv)
+{
+    const cz_fr *tl = inv ? d->tl_gi : d->tl_g, *th = inv ? d->th_gi : d->th_g;
+    size_t mask = ((size_t)1 << d->cs) - 1;
+    size_t p = lo;
+    while (p < hi) {
+        size_t row_end = (p | mask) + 1;
+        if (row_end > hi) row_end = hi;
+        cz_fr f;
+        fmul(&f, &th[p >> d->cs], scale);
+        for (; p < row_end; p++) {
+            cz_fr t;
+            fmul(&t, &tl[p & mask], &f);
+            fmul(&x[p], &x[p], &t);
+        }
+    }
+}
+
+static void inner_dif_units(void *arg, size_t lo, size_t hi)
+{
+    pass_ctx *c = arg;
+    const cz_fr *tab = c->inv ? c->d->tab_inv : c->d->tab_fwd;
+    for (size_t u = lo; u < hi; u++) {
+        cz_fr *blk = c->x + u * c->nb;
+        inner_dif(blk, c->nb, tab);
+        if (c->post_coset)
+            coset_bitrev_scale(c->d, c->x, u * c->nb, (u + 1) * c->nb, c->post_coset, c->post_coset_inv);
+    }
+}
+
+static void inner_dit_units(void *arg, size_t lo, size_t hi)
+{
+    pass_ctx *c = arg;
+    const cz_fr *tab = c->inv ? c->d->tab_inv : c->d->tab_fwd;
+    for (size_t u = lo; u < hi; u++) {
+        cz_fr *blk = c->x + u * c->nb;
+        if (c->pre_scale)
+            for (size_t i = 0; i < c->nb; i++) fmul(&blk[i], &blk[i], c->pre_scale);
+        inner_dit(blk, c->nb, tab);
+    }
+}
+
+/* One outer butterfly row pair: TILE_COLS columns. tw_idx0 is the twiddle
+ * exponent of column 0, tstride the step per column. */
+static inline void outer_row_dif(cz_fr *p0, cz_fr *p1, const cz_fr *w, size_t half, size_t idx0, size_t tstride,
+                                 bool inv)
+{
+    if (!inv) {
+        const cz_fr *tw = w + idx0;
+        for (size_t c = 0; c < TILE_COLS; c++) {
+            cz_fr u = p0[c], v = p1[c], d;
+            fadd(&p0[c], &u, &v);
+            fsub(&d, &u, &v);
+            fmul(&p1[c], &d, &tw[c * tstride]);
+        }
+    } else {
+        /* (u - v)·w^-k = (v - u)·w^(n/2 - k) */
+        const cz_fr *tw = w + (half - idx0);
+        for (size_t c = 0; c < TILE_COLS; c++) {
+            cz_fr u = p0[c], v = p1[c], d;
+            fadd(&p0[c], &u, &v);
+            fsub(&d, &v, &u);
+            fmul(&p1[c], &d, tw - c * tstride);
+        }
+    }
+}
+
+static inline void outer_row_dit(cz_fr *p0, cz_fr *p1, const cz_fr *w, size_t half, size_t idx0, size_t tstride,
+                                 bool inv)
+{
+    if (!inv) {
+        const cz_fr *tw = w + idx0;
+        for (size_t c = 0; c < TILE_COLS; c++) {
+            cz_fr u = p0[c], v;
+            fmul(&v, &p1[c], &tw[c * tstride]);
+            fadd(&p0[c], &u, &v);
+            fsub(&p1[c], &u, &v);
+        }
+    } else {
+        /* v·w^-k = -(v·w^(n/2 - k)) */
+        const cz_fr *tw = w + (half - idx0);
+        for (size_t c = 0; c < TILE_COLS; c++) {
+            cz_fr u = p0[c], v;
+            fmul(&v, &p1[c], tw - c * tstride);
+            fsub(&p0[c], &u, &v);
+            fadd(&p1[c], &u, &v);
+        }
+    }
+}
+
+static void outer_units(void *arg, size_t lo, size_t hi, bool dif)
+{
+    pass_ctx *c = arg;
+    const cz_ntt_domain *d = c->d;
+    size_t H = (size_t)1 << c->log_H;
+    unsigned k = c->k;
+    size_t s = H >> (k - 1), R = (size_t)1 << k;
+    size_t tiles = s / TILE_COLS, half = d->n / 2;
+    for (size_t u = lo; u < hi; u++) {
+        size_t blk = u / tiles, tile = u % tiles;
+        cz_fr *base = c->x + blk * 2 * H + tile * TILE_COLS;
+        for (unsigned j = 0; j < k; j++) {
+            unsigned i = dif ? j : k - 1 - j;     /* DIF: big stride first */
+            size_t hr = R >> (i + 1);             /* half-size in rows */
+            size_t tstride = half >> (c->log_H - i); /* n / 2h, h = H >> i */
+            for (size_t g0 = 0; g0 < R; g0 += 2 * hr) {
+                for (size_t r = g0; r < g0 + hr; r++) {
+                    cz_fr *p0 = base + r * s, *p1 = p0 + hr * s;
+                    size_t idx0 = ((r - g0) * s + tile * TILE_COLS) * tstride;
+                    if (dif)
+                        outer_row_dif(p0, p1, d->w, half, idx0, tstride, c->inv);
+                    else
+                        outer_row_dit(p0, p1, d->w, half, idx0, tstride, c->inv);
+                }
+            }
+        }
+    }
+}
+
+static void outer_dif_units(void *arg, size_t lo, size_t hi) { outer_units(arg, lo, hi, true); }
+static void outer_dit_units(void *arg, size_t lo, size_t hi) { outer_units(arg, lo, hi, false); }
+
+static unsigned choose_log_block(const cz_ntt_domain *d, const cz_pool *pool)
+{
+    unsigned lb = d->log_n < CZ_NTT_LOG_BLOCK ? d->log_n : CZ_NTT_LOG_BLOCK;
+    size_t threads = pool ? (size_t)cz_pool_size(pool) + 1 : 1;
+    /* at least 4 blocks per thread, as long as blocks stay reasonably big */
+    while (threads > 1 && lb > CZ_NTT_LOG_BLOCK_MIN && (d->n >> lb) < 4 * threads) lb--;
+    return lb;
+}
+
+/* Outer stages log h in [lb, L): passes of at most CZ_NTT_RADIX_LOG stages,
+ * as equal as possible. pass p of np covers stage logs [lo_p, hi_p). */
+static unsigned outer_passes(unsigned L, unsigned lb)
+{
+    unsigned mo = L - lb;
+    return (mo + CZ_NTT_RADIX_LOG - 1) / CZ_NTT_RADIX_LOG;
+}
+
+static void run_outer(cz_pool *pool, pass_ctx *c, unsigned lo_log, unsigned hi_log, bool dif)
+{
+    /* stages with log h in [lo_log, hi_log) */
+    c->k = hi_log - lo_log;
+    c->log_H = hi_log - 1;
+    size_t units = c->d->n >> (c->k) >> 4; /* n / (2^k rows · TILE_COLS) */
+    _Static_assert(TILE_COLS == 16, "units computation assumes 16 columns");
+    cz_pool_parallel_range(pool, 0, units, 4, dif ? outer_dif_units : outer_dit_units, c);
+}
+
+/* natural -> bit-reversed. post_coset: see pass_ctx. */
+static void dif(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, bool inv, const cz_fr *post_coset,
+                bool post_coset_inv)
+{
+    unsigned L = d->log_n, lb = choose_log_block(d, pool);
+    pass_ctx c = {.d = d, .x = x, .inv = inv};
+    unsigned np = outer_passes(L, lb), mo = L - lb;
+    unsigned top = L;
+    for (unsigned p = 0; p < np; p++) {
+        unsigned kk = (mo - (L - top)) / (np - p) + ((mo - (L - top)) % (np - p) ? 1 : 0);
+        run_outer(pool, &c, top - kk, top, true);
+        top -= kk;
+    }
+    c.nb = (size_t)1 << lb;
+    c.post_coset = post_coset;
+    c.post_coset_inv = post_coset_inv;
+    cz_pool_parallel_range(pool, 0, d->n >> lb, 1, inner_dif_units, &c);
+}
+
+/* bit-reversed -> natural, optionally multiplying by *pre_scale first. */
+static void dit(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, bool inv, const cz_fr *pre_scale)
+{
+    unsigned L = d->log_n, lb = choose_log_block(d, pool);
+    pass_ctx c = {.d = d, .x = x, .inv = inv, .nb = (size_t)1 << lb, .pre_scale = pre_scale};
+    cz_pool_parallel_range(pool, 0, d->n >> lb, 1, inner_dit_units, &c);
+    unsigned np = outer_passes(L, lb), mo = L - lb;
+    unsigned bot = lb;
+    for (unsigned p = 0; p < np; p++) {
+        unsigned done = bot - lb;
+        unsigned kk = (mo - done) / (np - p) + ((mo - done) % (np - p) ? 1 : 0);
+        run_outer(pool, &c, bot, bot + kk, false);
+        bot += kk;
+    }
+}
+
+/* ---- bit reversal ------------------------------------------------------ */
+
+typedef struct {
+    cz_fr *x;
+    unsigned L;
+} br_ctx;
+
+static void bitrev_small(cz_fr *x, unsigned L)
+{
+    size_t n = (size_t)1 << L;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = rev_bits(i, L);
+        if (i < j) {
+            cz_fr t = x[i];
+            x[i] = x[j];
+            x[j] = t;
+        }
+    }
+}
+
+/* Index = (hi, mid, lo), hi and lo BR_LOG bits each; rev maps it to
+ * (rev lo, rev mid, rev hi). Unit = one mid value: swaps the 16×16 tile of
+ * mid with that of rev(mid) (only the smaller of the two does the work). */
+static void bitrev_units(void *arg, size_t lo, size_t hi)
+{
+    br_ctx *c = arg;
+    const unsigned b = BR_LOG, L = c->L, mb = L - 2 * b;
+    const size_t S = (size_t)1 << b, row = (size_t)1 << (L - b);
+    cz_fr ta[1 << BR_LOG][1 << BR_LOG], tb[1 << BR_LOG][1 << BR_LOG];
+    unsigned char rb[1 << BR_LOG];
+    for (size_t i = 0; i < S; i++) rb[i] = (unsigned char)rev_bits(i, b);
+    for (size_t m = lo; m < hi; m++) {
+        size_t mr = rev_bits(m, mb);
+        if (mr < m) continue;
+        cz_fr *A = c->x + (m << b), *B = c->x + (mr << b);
+        for (size_t h = 0; h < S; h++) memcpy(ta[h], A + h * row, S * sizeof(cz_fr));
+        if (mr != m)
+            for (size_t h = 0; h < S; h++) memcpy(tb[h], B + h * row, S * sizeof(cz_fr));
+        /* (h, m, l) receives the element from (rev l, rev m, rev h) */
+        for (size_t h = 0; h < S; h++)
+            for (size_t l = 0; l < S; l++) B[h * row + l] = ta[rb[l]][rb[h]];
+        if (mr != m)
+            for (size_t h = 0; h < S; h++)
+                for (size_t l = 0; l < S; l++) A[h * row + l] = tb[rb[l]][rb[h]];
+    }
+}
+
+static void bitrev(cz_pool *pool, cz_fr *x, unsigned L)
+{
+    if (L < 2 * BR_LOG + 2) {
+        bitrev_small(x, L);
+        return;
+    }
+    br_ctx c = {x, L};
+    cz_pool_parallel_range(pool, 0, (size_t)1 << (L - 2 * BR_LOG), 16, bitrev_units, &c);
+}
+
+/* ---- natural-order scaling ------------------------------------------------ */
+
+typedef struct {
+    cz_fr *x;
+    cz_fr scale, step; /* x[i] *= scale·step^i */
+} scale_ctx;
+
+static void scale_range(void *arg, size_t lo, size_t hi)
+{
+    scale_ctx *c = arg;
+    cz_fr f;
+    fr_pow_u64(&f, &c->step, lo);
+    fmul(&f, &f, &c->scale);
+    for (size_t i = lo; i < hi; i++) {
+        fmul(&c->x[i], &c->x[i], &f);
+        fmul(&f, &f, &c->step);
+    }
+}
+
+static void scale_geometric(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, const cz_fr *scale, const cz_fr *step)
+{
+    scale_ctx c = {x, *scale, *step};
+    cz_pool_parallel_range(pool, 0, d->n, 4096, scale_range, &c);
+}
+
+/* ---- public transforms ---------------------------------------------------- */
+
+void cz_ntt_forward(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
+{
+    dif(pool, d, x, false, NULL, false);
+    bitrev(pool, x, d->log_n);
+}
+
+void cz_ntt_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
+{
+    bitrev(pool, x, d->log_n);
+    dit(pool, d, x, true, &d->n_inv);
+}
+
+void cz_ntt_coset_forward(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
+{
+    scale_geometric(pool, d, x, &CZ_FR_ONE, &d->g);
+    cz_ntt_forward(pool, d, x);
+}
+
+void cz_ntt_coset_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
+{
+    bitrev(pool, x, d->log_n);
+    dit(pool, d, x, true, NULL);
+    scale_geometric(pool, d, x, &d->n_inv, &d->g_inv);
+}
+
+/* ---- quotient --------------------------------------------------------------- */
+
+typedef struct {
+    cz_fr *a;
+    const cz_fr *b, *c;
+} abc_ctx;
+
+static void abc_range(void *arg, size_t lo, size_t hi)
+{
+    abc_ctx *q = arg;
+    for (size_t i = lo; i < hi; i++) {
+        cz_fr t;
+        fmul(&t, &q->a[i], &q->b[i]);
+        fsub(&q->a[i], &t, &q->c[i]);
+    }
+}
+
+void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
+{
+    cz_fr *v[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        /* evaluations -> coefficients (bit-reversed, ·n) -> ·g^i/n -> coset evaluations */
+        dif(pool, d, v[i], true, &d->n_inv, false);
+        dit(pool, d, v[i], false, NULL);
+    }
+    abc_ctx q = {a, b, c};
+    cz_pool_parallel_range(pool, 0, d->n, 4096, abc_range, &q);
+    /* coset evaluations -> coefficients: ·g^-i/n, and 1/Z(g) folded in */
+    dif(pool, d, a, true, &d->z_inv_n, true);
+    bitrev(pool, a, d->log_n);
+}

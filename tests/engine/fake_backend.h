@@ -1,0 +1,61 @@
+/*
+ * A test-double prover back-end for the engine tests: controllable delays
+ * (ms), failures injected per job through the payload text, and per-object
+ * byte accounting that mirrors what a real back-end allocates, so tests can
+ * check the engine's budget against what is actually alive.
+ *
+ * Payload: free text with optional tokens
+ *   "fail=<stage>:<partition>"   stage: prepare synth prove finish verify
+ *   "synth_ms=<n>" "prove_ms=<n>" "finish_ms=<n>"   per-job delay overrides
+ * Proof of partition k (proof_bytes each): u32 LE k, u32 LE job id, then
+ * bytes (digest(payload) + k + i) & 0xff — verify() checks exactly this.
+ */
+#ifndef CZ_FAKE_BACKEND_H
+#define CZ_FAKE_BACKEND_H
+
+#include <pthread.h>
+#include "cuzk/engine.h"
+
+#define FAKE_MAX_CIRCUITS 4
+#define FAKE_MAX_DEVICES 4
+
+typedef struct {
+    char name[32];
+    cz_engine_estimate est;
+    bool fail_load;
+} fake_circuit;
+
+typedef struct {
+    pthread_mutex_t mu;
+    fake_circuit circ[FAKE_MAX_CIRCUITS];
+    unsigned ncirc;
+    /* default delays (ms) */
+    int load_ms, synth_ms, prove_cpu_ms, prove_ms, finish_ms, verify_ms;
+    bool lock_device_itself; /* mirrors backend_locks_device */
+
+    /* accounting (under mu) */
+    int64_t bytes_alive, bytes_peak;        /* params + partition objects */
+    int64_t params_alive, synth_alive, synth_alive_peak, pending_alive, prepared_alive;
+    int64_t synthesizing;                   /* synth calls in progress */
+    int64_t abc_alive, abc_alive_peak;      /* partitions holding a/b/c */
+    int dev_in[FAKE_MAX_DEVICES], dev_in_peak[FAKE_MAX_DEVICES];
+    uint64_t loads, unloads, synth_calls, cancelled_synth;
+    /* synthesis start order: (job id << 20 | partition) */
+    uint64_t *order;
+    size_t order_n, order_cap;
+    int errors; /* contract violations seen by the fake (must stay 0) */
+} fake_backend;
+
+void fake_init(fake_backend *f);
+void fake_destroy(fake_backend *f);
+/* Adds a circuit; returns its index. */
+unsigned fake_add_circuit(fake_backend *f, const char *name, uint64_t params, uint64_t abc,
+                          uint64_t rest, size_t proof_bytes);
+/* Fills the backend vtable (ctx = f). */
+void fake_backend_vtable(fake_backend *f, cz_engine_backend *b);
+/* The expected proof of one partition (for assembled-proof checks). */
+void fake_expected_proof(const void *payload, size_t len, cz_job_id job, uint32_t part,
+                         uint8_t *out, size_t proof_bytes);
+void fake_sleep_ms(int ms);
+
+#endif

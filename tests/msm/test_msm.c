@@ -1,0 +1,500 @@
+/*
+ * MSM tests (G1 and G2): against a naive sum of scalar multiplications
+ * (cz_gX_jac_mul_var), against a second, independent bucket algorithm
+ * (unsigned digits, Jacobian buckets, no 0/1 split) at 2^16, and against the
+ * algebraic identity sum k_i·(P0 + i·Q) = (sum k_i)·P0 + (sum i·k_i)·Q
+ * computed with GMP. Every window size is forced in turn, with both bucket
+ * representations; thread counts 1, 2, 4 must give the same point; the
+ * density-filtered variant is checked against the dense one with the
+ * unselected scalars zeroed.
+ */
+#include "testutil.h"
+#include "cuzk/msm.h"
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CUZK_SANITIZED
+#define BIG_LOG 12
+#define G1_MAXC 13
+#define G2_MAXC 11
+#else
+#define BIG_LOG 16
+#define G1_MAXC 16
+#define G2_MAXC 14
+#endif
+
+/* pools[t]: t threads in all (t - 1 workers + the caller); 0 and 1: NULL */
+static cz_pool *pools[5];
+
+static int setup(void **state)
+{
+    (void)state;
+    cz_test_seed();
+    if (cz_pool_create(&pools[2], 1, "msm2") != CZ_OK) return -1;
+    if (cz_pool_create(&pools[4], 3, "msm4") != CZ_OK) return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cz_pool_destroy(pools[2]);
+    cz_pool_destroy(pools[4]);
+    return 0;
+}
+
+/* ---- scalars -------------------------------------------------------------- */
+
+static const uint64_t R_MINUS_1[4] = {0xffffffff00000000ULL, 0x53bda402fffe5bfeULL,
+                                      0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
+
+static void sc_u64(cz_scalar *s, uint64_t v) { memset(s, 0, sizeof *s); s->l[0] = v; }
+
+static void sc_fr(cz_scalar *s)
+{
+    cz_fr f;
+    cz_rng_fr(&f);
+    cz_msm_scalars_from_fr(s, &f, 1, NULL);
+}
+
+static void sc_full(cz_scalar *s)
+{
+    for (int i = 0; i < 4; i++) s->l[i] = cz_rng_u64();
+}
+
+/* kind: 0 random Fr, 1 random 256-bit, 2 mix of everything */
+static void sc_fill(cz_scalar *s, size_t n, int kind)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (kind == 0) { sc_fr(&s[i]); continue; }
+        if (kind == 1) { sc_full(&s[i]); continue; }
+        switch (cz_rng_u64() % 10) {
+        case 0: sc_u64(&s[i], 0); break;
+        case 1: sc_u64(&s[i], 1); break;
+        case 2: memcpy(s[i].l, R_MINUS_1, 32); break;
+        case 3: memset(s[i].l, 0xff, 32); break; /* 2^256 - 1 */
+        case 4: sc_full(&s[i]); s[i].l[3] |= 3ULL << 62; break; /* >= 2^254 */
+        case 5: sc_u64(&s[i], 2 + cz_rng_u64() % 100); break;
+        case 6: sc_full(&s[i]); s[i].l[3] = (s[i].l[3] >> 2) | (1ULL << 61); break;
+        default: sc_fr(&s[i]); break;
+        }
+    }
+}
+
+/* ---- per-group helpers (one body for G1 and G2) ---------------------------- */
+
+#define DEFINE_HELPERS(G)                                                                     \
+/* bases k0·G, (k0+1)·G, ... sprinkled with infinity every `inf_every` (0: none) */            \
+static void G##_bases(cz_##G##_affine *b, size_t n, int inf_every)                             \
+{                                                                                              \
+    cz_##G##_jac g, p, *tmp = malloc((n ? n : 1) * sizeof *tmp);                               \
+    assert_non_null(tmp);                                                                      \
+    uint64_t k0 = cz_rng_u64();                                                                \
+    cz_##G##_generator_jac(&g);                                                                \
+    cz_##G##_jac_mul_var(&p, &g, &k0, 1);                                                      \
+    for (size_t i = 0; i < n; i++) {                                                           \
+        tmp[i] = p;                                                                            \
+        cz_##G##_jac_add(&p, &p, &g);                                                          \
+    }                                                                                          \
+    cz_##G##_batch_to_affine(b, tmp, n);                                                       \
+    if (inf_every)                                                                             \
+        for (size_t i = 0; i < n; i += (size_t)inf_every) cz_##G##_affine_set_infinity(&b[i]); \
+    free(tmp);                                                                                 \
+}                                                                                              \
+static void G##_naive(cz_##G##_jac *r, const cz_##G##_affine *b, const cz_scalar *s, size_t n) \
+{                                                                                              \
+    cz_##G##_jac_set_infinity(r);                                                              \
+    for (size_t i = 0; i < n; i++) {                                                           \
+        cz_##G##_jac p, t;                                                                     \
+        cz_##G##_jac_from_affine(&p, &b[i]);                                                   \
+        cz_##G##_jac_mul_var(&t, &p, s[i].l, 4);                                               \
+        cz_##G##_jac_add(r, r, &t);                                                            \
+    }                                                                                          \
+}                                                                                              \
+static void G##_check(const cz_##G##_jac *ref, const cz_##G##_affine *b, const cz_scalar *s,   \
+                      size_t n, cz_pool *pool, unsigned c, cz_msm_buckets bk, bool no_split)   \
+{                                                                                              \
+    cz_msm_opts o = {0};                                                                       \
+    cz_msm_info info;                                                                          \
+    o.window = c;                                                                              \
+    o.buckets = bk;                                                                            \
+    o.no_split = no_split;                                                                     \
+    o.info = &info;                                                                            \
+    cz_##G##_jac r;                                                                            \
+    assert_int_equal(cz_msm_##G(&r, b, s, n, pool, &o), CZ_OK);                                \
+    if (!cz_##G##_jac_eq(&r, ref)) {                                                           \
+        print_error(#G " mismatch: n=%zu c=%u(%u) buckets=%d split=%d threads=%u\n", n, c,    \
+                    info.window, (int)bk, !no_split, pool ? cz_pool_size(pool) + 1 : 1);         \
+        fail();                                                                                \
+    }                                                                                          \
+    assert_true(c == 0 || info.n_general == 0 || info.window == c);                            \
+}                                                                                              \
+/* every window size (1..maxc), both bucket kinds, with and without split */                   \
+static void G##_check_all(const cz_##G##_affine *b, const cz_scalar *s, size_t n, unsigned maxc) \
+{                                                                                              \
+    cz_##G##_jac ref;                                                                          \
+    G##_naive(&ref, b, s, n);                                                                  \
+    G##_check(&ref, b, s, n, NULL, 0, CZ_MSM_BUCKETS_AUTO, false);                             \
+    G##_check(&ref, b, s, n, pools[2], 0, CZ_MSM_BUCKETS_AUTO, false);                         \
+    for (unsigned c = 1; c <= maxc; c++) {                                                     \
+        G##_check(&ref, b, s, n, NULL, c, CZ_MSM_BUCKETS_XYZZ, c & 1);                         \
+        G##_check(&ref, b, s, n, pools[c % 3 == 0 ? 4 : 2], c, CZ_MSM_BUCKETS_AFFINE,          \
+                  !(c & 1));                                                                   \
+    }                                                                                          \
+}
+
+DEFINE_HELPERS(g1)
+DEFINE_HELPERS(g2)
+
+/* ---- tests ---------------------------------------------------------------- */
+
+static void test_scalars_from_fr(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    cz_fr *f = malloc(N * sizeof *f);
+    cz_scalar *s = malloc(N * sizeof *s);
+    assert_non_null(f);
+    assert_non_null(s);
+    for (size_t i = 0; i < N; i++) cz_rng_fr(&f[i]);
+    cz_msm_scalars_from_fr(s, f, N, pools[2]);
+    for (size_t i = 0; i < N; i++) {
+        uint64_t t[4];
+        cz_fr_to_raw(t, &f[i]);
+        assert_memory_equal(t, s[i].l, 32);
+    }
+    /* in place */
+    cz_msm_scalars_from_fr((cz_scalar *)f, f, N, pools[4]);
+    assert_memory_equal(f, s, N * sizeof *s);
+    free(f);
+    free(s);
+}
+
+static void test_small_n(void **state)
+{
+    (void)state;
+    cz_g1_affine b1[3];
+    cz_g2_affine b2[3];
+    cz_scalar s[3];
+    g1_bases(b1, 3, 0);
+    g2_bases(b2, 3, 0);
+    for (size_t n = 0; n <= 3; n++) {
+        for (int kind = 0; kind < 3; kind++) {
+            sc_fill(s, n, kind);
+            g1_check_all(b1, s, n, 8);
+            g2_check_all(b2, s, n, 6);
+        }
+    }
+    /* n = 0 with NULL arrays */
+    cz_g1_jac r;
+    assert_int_equal(cz_msm_g1(&r, NULL, NULL, 0, NULL, NULL), CZ_OK);
+    assert_true(cz_g1_jac_is_infinity(&r));
+    cz_msm_opts o = {.window = CZ_MSM_MAX_WINDOW + 1};
+    assert_int_equal(cz_msm_g1(&r, b1, s, 3, NULL, &o), CZ_ERR_INVALID_ARG);
+}
+
+static void test_random_windows_g1(void **state)
+{
+    (void)state;
+    size_t n = 200;
+    cz_g1_affine *b = malloc(n * sizeof *b);
+    cz_scalar *s = malloc(n * sizeof *s);
+    g1_bases(b, n, 0);
+    sc_fill(s, n, 0);
+    g1_check_all(b, s, n, G1_MAXC);
+    cz_g1_jac ref;
+    g1_naive(&ref, b, s, n);
+    g1_check(&ref, b, s, n, pools[4], 0, CZ_MSM_BUCKETS_AUTO, false);
+    sc_fill(s, n, 2);
+    g1_check_all(b, s, n, G1_MAXC);
+    free(b);
+    free(s);
+}
+
+static void test_random_windows_g2(void **state)
+{
+    (void)state;
+    size_t n = 60;
+    cz_g2_affine *b = malloc(n * sizeof *b);
+    cz_scalar *s = malloc(n * sizeof *s);
+    g2_bases(b, n, 0);
+    sc_fill(s, n, 2);
+    g2_check_all(b, s, n, G2_MAXC);
+    free(b);
+    free(s);
+}
+
+static void test_random_1024(void **state)
+{
+    (void)state;
+    size_t n = 1024;
+    cz_g1_affine *b = malloc(n * sizeof *b);
+    cz_scalar *s = malloc(n * sizeof *s);
+    g1_bases(b, n, 97);
+    sc_fill(s, n, 1);
+    cz_g1_jac ref;
+    g1_naive(&ref, b, s, n);
+    for (int t = 0; t <= 4; t++) {
+        if (t == 3) continue;
+        g1_check(&ref, b, s, n, pools[t], 0, CZ_MSM_BUCKETS_AUTO, false);
+        g1_check(&ref, b, s, n, pools[t], 9, CZ_MSM_BUCKETS_AFFINE, false);
+        g1_check(&ref, b, s, n, pools[t], 7, CZ_MSM_BUCKETS_XYZZ, false);
+    }
+    free(b);
+    free(s);
+
+    size_t n2 = 256;
+    cz_g2_affine *b2 = malloc(n2 * sizeof *b2);
+    s = malloc(n2 * sizeof *s);
+    g2_bases(b2, n2, 31);
+    sc_fill(s, n2, 2);
+    cz_g2_jac ref2;
+    g2_naive(&ref2, b2, s, n2);
+    for (int t = 0; t <= 4; t++) {
+        if (t == 3) continue;
+        g2_check(&ref2, b2, s, n2, pools[t], 0, CZ_MSM_BUCKETS_AUTO, false);
+        g2_check(&ref2, b2, s, n2, pools[t], 10, CZ_MSM_BUCKETS_AFFINE, true);
+    }
+    free(b2);
+    free(s);
+}
+
+static void test_edge_cases(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    cz_g1_affine b[N];
+    cz_g2_affine b2[N];
+    cz_scalar s[N];
+    g1_bases(b, N, 0);
+    g2_bases(b2, N, 0);
+    cz_g1_jac r;
+
+    /* all zero: infinity */
+    memset(s, 0, sizeof s);
+    g1_check_all(b, s, N, 10);
+    assert_int_equal(cz_msm_g1(&r, b, s, N, pools[2], NULL), CZ_OK);
+    assert_true(cz_g1_jac_is_infinity(&r));
+    /* all one: plain sum */
+    for (int i = 0; i < N; i++) sc_u64(&s[i], 1);
+    g1_check_all(b, s, N, 10);
+    g2_check_all(b2, s, 16, 5);
+    /* r - 1 everywhere, 2^256 - 1 everywhere (top digit carries) */
+    for (int i = 0; i < N; i++) memcpy(s[i].l, R_MINUS_1, 32);
+    g1_check_all(b, s, N, 12);
+    memset(s, 0xff, sizeof s);
+    g1_check_all(b, s, N, 12);
+    g2_check_all(b2, s, 8, 8);
+    /* one bit set at the top or at a window boundary */
+    for (int i = 0; i < N; i++) {
+        memset(&s[i], 0, sizeof s[i]);
+        unsigned bit = 255 - (unsigned)(i % 40);
+        s[i].l[bit / 64] = 1ULL << (bit % 64);
+    }
+    g1_check_all(b, s, N, 12);
+    /* repeated points: the same base everywhere, random and equal scalars
+     * (doublings and cancellations inside one bucket) */
+    for (int i = 1; i < N; i++) b[i] = b[0];
+    sc_fill(s, N, 2);
+    g1_check_all(b, s, N, 12);
+    for (int i = 0; i < N; i++) sc_u64(&s[i], i & 1 ? 5 : 7);
+    g1_check_all(b, s, N, 12);
+    /* P and -P alternating with equal scalars: everything cancels */
+    for (int i = 1; i < N; i += 2) cz_g1_affine_neg(&b[i], &b[0]);
+    for (int i = 0; i < N; i++) sc_u64(&s[i], 12345);
+    g1_check_all(b, s, N, 12);
+    assert_int_equal(cz_msm_g1(&r, b, s, N, NULL, NULL), CZ_OK);
+    assert_true(cz_g1_jac_is_infinity(&r));
+    /* infinity points among ordinary ones; all infinity */
+    g1_bases(b, N, 3);
+    sc_fill(s, N, 2);
+    g1_check_all(b, s, N, 12);
+    g2_bases(b2, N, 2);
+    g2_check_all(b2, s, 24, 8);
+    for (int i = 0; i < N; i++) cz_g1_affine_set_infinity(&b[i]);
+    g1_check_all(b, s, N, 6);
+}
+
+/* Unsigned-digit bucket method with Jacobian buckets and no 0/1 split: an
+ * independent second algorithm for the large test. */
+static void g1_simple_buckets(cz_g1_jac *out, const cz_g1_affine *b, const cz_scalar *s, size_t n)
+{
+    enum { C = 11, K = 1 << C };
+    cz_g1_jac *bk = malloc(K * sizeof *bk);
+    assert_non_null(bk);
+    cz_g1_jac_set_infinity(out);
+    for (int w = (256 + C - 1) / C - 1; w >= 0; w--) {
+        for (int d = 0; d < C; d++) cz_g1_jac_dbl(out, out);
+        for (int k = 0; k < K; k++) cz_g1_jac_set_infinity(&bk[k]);
+        for (size_t i = 0; i < n; i++) {
+            unsigned pos = (unsigned)w * C, v = 0;
+            for (unsigned j = 0; j < C && pos + j < 256; j++)
+                v |= (unsigned)((s[i].l[(pos + j) / 64] >> ((pos + j) % 64)) & 1) << j;
+            if (v) cz_g1_jac_add_affine(&bk[v], &bk[v], &b[i]);
+        }
+        cz_g1_jac run, tot;
+        cz_g1_jac_set_infinity(&run);
+        cz_g1_jac_set_infinity(&tot);
+        for (int k = K - 1; k >= 1; k--) {
+            cz_g1_jac_add(&run, &run, &bk[k]);
+            cz_g1_jac_add(&tot, &tot, &run);
+        }
+        cz_g1_jac_add(out, out, &tot);
+    }
+    free(bk);
+}
+
+/* sum k_i·(P0 + i·Q) = (sum k_i)·P0 + (sum i·k_i)·Q, with sums mod r (GMP) */
+static void g1_identity(cz_g1_jac *out, const cz_g1_jac *p0, const cz_g1_jac *q,
+                        const cz_scalar *s, size_t n)
+{
+    mpz_t a, bsum, t, r;
+    mpz_inits(a, bsum, t, r, NULL);
+    cz_mpz_from_limbs(r, CZ_FR_MODULUS, 4);
+    for (size_t i = 0; i < n; i++) {
+        cz_mpz_from_limbs(t, s[i].l, 4);
+        mpz_add(a, a, t);
+        mpz_addmul_ui(bsum, t, (unsigned long)i);
+    }
+    mpz_mod(a, a, r);
+    mpz_mod(bsum, bsum, r);
+    uint64_t la[4], lb[4];
+    cz_mpz_to_limbs(la, 4, a);
+    cz_mpz_to_limbs(lb, 4, bsum);
+    cz_g1_jac x, y;
+    cz_g1_jac_mul_var(&x, p0, la, 4);
+    cz_g1_jac_mul_var(&y, q, lb, 4);
+    cz_g1_jac_add(out, &x, &y);
+    mpz_clears(a, bsum, t, r, NULL);
+}
+
+static void test_large_g1(void **state)
+{
+    (void)state;
+    size_t n = (size_t)1 << BIG_LOG;
+    cz_g1_affine *b = malloc(n * sizeof *b);
+    cz_g1_jac *tmp = malloc(n * sizeof *tmp);
+    cz_scalar *s = malloc(n * sizeof *s);
+    assert_non_null(b);
+    assert_non_null(tmp);
+    assert_non_null(s);
+    cz_g1_jac g, p0, q, p;
+    cz_g1_generator_jac(&g);
+    uint64_t k0 = cz_rng_u64(), kq = cz_rng_u64();
+    cz_g1_jac_mul_var(&p0, &g, &k0, 1);
+    cz_g1_jac_mul_var(&q, &g, &kq, 1);
+    p = p0;
+    for (size_t i = 0; i < n; i++) {
+        tmp[i] = p;
+        cz_g1_jac_add(&p, &p, &q);
+    }
+    cz_g1_batch_to_affine(b, tmp, n);
+    free(tmp);
+    /* 30% zeros, 30% ones, the rest random Fr: the real workloads' shape */
+    for (size_t i = 0; i < n; i++) {
+        unsigned k = (unsigned)(cz_rng_u64() % 10);
+        if (k < 3) sc_u64(&s[i], 0);
+        else if (k < 6) sc_u64(&s[i], 1);
+        else sc_fr(&s[i]);
+    }
+    cz_g1_jac ref, ref2, r;
+    g1_identity(&ref, &p0, &q, s, n);
+    g1_simple_buckets(&ref2, b, s, n);
+    assert_true(cz_g1_jac_eq(&ref, &ref2));
+    cz_msm_info info;
+    cz_msm_opts o = {.info = &info};
+    for (int t = 1; t <= 4; t *= 2) {
+        assert_int_equal(cz_msm_g1(&r, b, s, n, pools[t], &o), CZ_OK);
+        print_message("2^%d, %d threads: c=%u nwin=%u parts=%u affine=%d zero/one/general=%zu/%zu/%zu\n",
+                      BIG_LOG, t, info.window, info.nwin, info.nparts, info.affine, info.n_zero,
+                      info.n_one, info.n_general);
+        assert_true(cz_g1_jac_eq(&r, &ref));
+    }
+    /* caller-provided scratch, exactly the queried size */
+    size_t need = cz_msm_g1_scratch_size(n, pools[2], NULL);
+    o.scratch = malloc(need);
+    o.scratch_size = need;
+    assert_int_equal(cz_msm_g1(&r, b, s, n, pools[2], &o), CZ_OK);
+    assert_true(cz_g1_jac_eq(&r, &ref));
+    o.scratch_size = need - 1;
+    assert_int_equal(cz_msm_g1(&r, b, s, n, pools[2], &o), CZ_ERR_INVALID_ARG);
+    free(o.scratch);
+    free(b);
+    free(s);
+}
+
+static void test_density(void **state)
+{
+    (void)state;
+    enum { NS = 700 };
+    uint64_t bm[(NS + 63) / 64 + 1];
+    cz_scalar s[NS], sz[NS];
+    cz_g1_affine full[NS], *comp = malloc(NS * sizeof *comp);
+    cz_g2_affine full2[NS], *comp2 = malloc(NS * sizeof *comp2);
+    g1_bases(full, NS, 0);
+    g2_bases(full2, NS, 0);
+    sc_fill(s, NS, 2);
+    for (int round = 0; round < 3; round++) {
+        memset(bm, 0, sizeof bm);
+        /* round 0: ~40% density; 1: ~97%; 2: a long empty run + junk past NS */
+        size_t nb = 0;
+        for (size_t i = 0; i < NS; i++) {
+            unsigned r = (unsigned)(cz_rng_u64() % 100);
+            bool on = round == 0 ? r < 40 : round == 1 ? r < 97 : (i > 500 && r < 50);
+            if (on) {
+                bm[i / 64] |= 1ULL << (i % 64);
+                comp[nb] = full[i];
+                comp2[nb] = full2[i];
+                nb++;
+            }
+            sz[i] = s[i];
+            if (!on) memset(&sz[i], 0, sizeof sz[i]);
+        }
+        if (round == 2) bm[NS / 64] |= ~0ULL << (NS % 64); /* ignored bits */
+        for (int t = 0; t <= 4; t += 2) {
+            cz_g1_jac r, ref;
+            assert_int_equal(cz_msm_g1(&ref, full, sz, NS, NULL, NULL), CZ_OK);
+            assert_int_equal(cz_msm_g1_density(&r, comp, nb, s, NS, bm, pools[t], NULL), CZ_OK);
+            assert_true(cz_g1_jac_eq(&r, &ref));
+            cz_msm_opts o = {.window = 5, .buckets = CZ_MSM_BUCKETS_AFFINE};
+            assert_int_equal(cz_msm_g1_density(&r, comp, nb, s, NS, bm, pools[t], &o), CZ_OK);
+            assert_true(cz_g1_jac_eq(&r, &ref));
+            cz_g2_jac r2, ref2;
+            assert_int_equal(cz_msm_g2(&ref2, full2, sz, 200, NULL, NULL), CZ_OK);
+            size_t nb2 = 0;
+            for (size_t i = 0; i < 200; i++) nb2 += (bm[i / 64] >> (i % 64)) & 1;
+            assert_int_equal(cz_msm_g2_density(&r2, comp2, nb2, s, 200, bm, pools[t], NULL), CZ_OK);
+            assert_true(cz_g2_jac_eq(&r2, &ref2));
+        }
+        /* a popcount mismatch is refused */
+        cz_g1_jac r;
+        assert_int_equal(cz_msm_g1_density(&r, comp, nb + 1, s, NS, bm, NULL, NULL), CZ_ERR_MISMATCH);
+        if (nb) assert_int_equal(cz_msm_g1_density(&r, comp, nb - 1, s, NS, bm, NULL, NULL), CZ_ERR_MISMATCH);
+    }
+    /* the naive reference for one density round */
+    cz_g1_jac r, ref;
+    size_t nb = 0;
+    cz_scalar sel[NS];
+    for (size_t i = 0; i < NS; i++)
+        if ((bm[i / 64] >> (i % 64)) & 1) sel[nb++] = s[i];
+    g1_naive(&ref, comp, sel, nb);
+    assert_int_equal(cz_msm_g1_density(&r, comp, nb, s, NS, bm, pools[2], NULL), CZ_OK);
+    assert_true(cz_g1_jac_eq(&r, &ref));
+    free(comp);
+    free(comp2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scalars_from_fr),
+        cmocka_unit_test(test_small_n),
+        cmocka_unit_test(test_edge_cases),
+        cmocka_unit_test(test_random_windows_g1),
+        cmocka_unit_test(test_random_windows_g2),
+        cmocka_unit_test(test_random_1024),
+        cmocka_unit_test(test_density),
+        cmocka_unit_test(test_large_g1),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
