@@ -16,20 +16,42 @@ done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm  >/dev/null 2>&1 || missing+=(npm)
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-echo "install-deps: installing ${missing[*]}"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-for attempt in 1 2 3; do
-  if $SUDO apt-get update -qq && \
-     $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
-    exit 0
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  ok=0
+  for attempt in 1 2 3; do
+    if $SUDO apt-get update -qq && \
+       $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+      ok=1
+      break
+    fi
+    echo "install-deps: apt attempt $attempt failed; retrying in $((attempt * 10)) s" >&2
+    sleep $((attempt * 10))
+  done
+  if [ $ok -ne 1 ]; then
+    echo "install-deps: could not install: ${missing[*]}" >&2
+    exit 1
   fi
-  echo "install-deps: apt attempt $attempt failed; retrying in $((attempt * 10)) s" >&2
-  sleep $((attempt * 10))
-done
-echo "install-deps: could not install: ${missing[*]}" >&2
-exit 1
+fi
+
+# snarkjs + circom2 for the interop tests, pinned by package-lock.json.
+# Re-installed when the lockfile is newer than the installed tree.
+lock="$root/tests/interop/package-lock.json"
+stamp="$root/tests/interop/node_modules/.package-lock.json"
+if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
+  echo "install-deps: npm ci in tests/interop"
+  for attempt in 1 2 3; do
+    if (cd "$root/tests/interop" && npm ci --no-audit --no-fund --loglevel=error); then
+      exit 0
+    fi
+    echo "install-deps: npm attempt $attempt failed; retrying in $((attempt * 10)) s" >&2
+    sleep $((attempt * 10))
+  done
+  echo "install-deps: could not install the npm packages of tests/interop" >&2
+  exit 1
+fi

@@ -266,8 +266,9 @@ void cz_job_result_free(cz_job_result *r);
  * CZ_ERR_NOT_FOUND: unknown id. */
 CZ_WUR cz_status cz_engine_cancel(cz_engine *e, cz_job_id id, cz_job_state *state);
 
-/* Waits until no job is unfinished and no partition holds a reservation
- * (the budget is back to "parameters only"). CZ_ERR_TIMEOUT otherwise. */
+/* Waits until no job is unfinished, no partition holds a reservation (the
+ * budget is back to "parameters only") and every job-end notification
+ * (timeline line, on_job_done) has been delivered. CZ_ERR_TIMEOUT otherwise. */
 CZ_WUR cz_status cz_engine_wait_idle(cz_engine *e, int64_t timeout_ms);
 
 /* ------------------------------------------------------------------------

@@ -87,7 +87,7 @@ void cz_bit_enforce_equal(cz_cs *cs, const cz_bit *a, const cz_bit *b, const cha
  * below 2^255). Fails (CZ_ERR_INVALID_ARG) if value >= 2^n. */
 void cz_num_to_bits_le(cz_cs *cs, cz_bit *bits, const cz_lc *num, const cz_fr *value, unsigned n);
 /* 255 bits with the extra check Σ 2^i·bits[i] <= r − 1, so the bits are the
- * canonical representation (~ +260 constraints). */
+ * canonical representation (+254 constraints: 510 in all). */
 void cz_num_to_bits_le_strict(cz_cs *cs, cz_bit bits[255], const cz_lc *num, const cz_fr *value);
 /* lc += Σ_{i<n} 2^i·bits[i], n <= 255 (no constraint). */
 void cz_bits_pack_le(cz_lc *lc, const cz_bit *bits, unsigned n);

@@ -81,6 +81,13 @@ typedef struct {
     /* TEST ONLY: fixed toxic waste (tau, alpha, beta, gamma, delta) instead
      * of the OS CSPRNG, so tests are reproducible. NULL in production. */
     const cz_fr *test_toxic;
+    /* If non-NULL, also receives (malloc'd, m points) the H query in
+     * evaluation form on the odd coset of the 2m domain, as snarkjs keeps
+     * it: h_odd[j] = [L_(2j+1)(tau) / delta]_1 where L_k is the Lagrange
+     * basis of the size-2m domain <w_2m> (cuzk's roots of unity). Only the
+     * setup can make it (it needs tau); cz_snarkjs_zkey_from_params uses it
+     * to export a .zkey. */
+    cz_g1_affine **h_odd_out;
 } cz_groth16_setup_opts;
 
 /* Trusted setup for the recorded circuit. Refuses (CZ_ERR_INVALID_ARG, err

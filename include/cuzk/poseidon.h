@@ -11,8 +11,9 @@
  * Poseidon reference (generate_parameters_grain.sage) with the S-box seed
  * bits = 1 — the procedure that reproduces the files in tests/vectors/poseidon/
  * byte for byte (see tests/vectors/README.md and the comment in poseidon.c).
- * These are NOT Filecoin/neptune parameters (other MDS, no domain tag in the
- * capacity, other round numbers for t = 2, 3).
+ * These are NOT Filecoin/neptune parameters (neptune's MDS is a fixed
+ * Cauchy matrix and its round numbers differ for t = 2, 3), so hashes are
+ * PoRep-shaped, not byte-compatible with Filecoin.
  *
  * Hash convention of the project (issue 4): a hash of exactly t−1 elements
  * x_1..x_{t−1} is state = [2^(t−1) − 1, x_1, …, x_{t−1}], one permutation,
@@ -20,8 +21,9 @@
  * comm_r = H(comm_c, comm_r_last) (t = 3) all use it.
  *
  * Form: every cz_fr is Montgomery form, reduced (field.h).
- * Timing: variable time in nothing but t; the permutation is constant time
- * in the state values (field ops are), which PoRep does not even need.
+ * Timing: the native permutation and hash branch on t only, so they are
+ * constant time in the state values (the field ops are); PoRep data is
+ * public anyway. Parameter generation is variable time (public data).
  */
 #ifndef CUZK_POSEIDON_H
 #define CUZK_POSEIDON_H
@@ -110,8 +112,9 @@ void cz_poseidon_hash(cz_fr *out, const cz_poseidon_params *p, const cz_fr *in);
  *
  * Scope: constraints are named <caller scope>/poseidon/round[r]/sbox[j]/
  * x2|x4|x5 (rounds numbered from 0 over all R_F + R_P rounds).
- * Errors: p NULL or malformed arguments make the cs fail
- * (CZ_ERR_INVALID_ARG, sticky) and leave out[] empty. */
+ * Errors: p or in NULL makes the cs fail (CZ_ERR_INVALID_ARG, sticky);
+ * out[] are then empty LCs (nothing is written when p is NULL: the count
+ * is unknown). Allocation failure: CZ_ERR_NOMEM, sticky. */
 void cz_poseidon_permute_gadget(cz_cs *cs, const cz_poseidon_params *p, const cz_lc *in,
                                 const cz_fr *in_val, cz_lc *out, cz_fr *out_val);
 /* Hash of t−1 elements (the convention above): out = state[1] after the

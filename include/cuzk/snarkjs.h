@@ -28,6 +28,7 @@
 #define CUZK_SNARKJS_H
 
 #include "cuzk/curve.h"
+#include "cuzk/groth16.h"
 #include "cuzk/threadpool.h"
 
 #ifdef __cplusplus
@@ -131,6 +132,31 @@ typedef struct {
 } cz_snarkjs_vk;
 CZ_WUR cz_status cz_snarkjs_vk_from_json(cz_snarkjs_vk *vk, const char *json, cz_errbuf *err);
 void cz_snarkjs_vk_clear(cz_snarkjs_vk *vk);
+
+/* ---- proving and verifying with snarkjs keys ---------------------------------
+ * The prover of snarkjs 0.7 (groth16_prove.js), over a parsed .zkey and a
+ * witness (all n_vars wire values, w[0] = 1): a, b from the §4 coefficients,
+ * c = a∘b; H scalars = A·B − C evaluated on the odd coset of the 2n domain
+ * (iNTT, multiply coefficient i by w_2n^i, NTT); MSMs over §5–§9;
+ *   pi_a = alpha1 + A + r delta1, pi_b = beta2 + B2 + s delta2,
+ *   pi_c = C + H + s pi_a + r (beta1 + B1 + s delta1) − r s delta1.
+ * A witness that does not satisfy the circuit cannot be detected from the
+ * zkey alone (it has no C matrix): the proof is self-verified and
+ * CZ_ERR_UNSATISFIED ("witness does not satisfy the circuit") returned if
+ * it fails. test_rs: TEST ONLY fixed {r, s}; NULL draws them from the OS. */
+CZ_WUR cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_fr *w, size_t n,
+                                  cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err);
+/* A .zkey for cuzk's own parameters: p from cz_groth16_setup of pce, h_odd
+ * the odd-coset H query that setup returned (cz_groth16_setup_opts.h_odd_out).
+ * snarkjs can then prove (with a .wtns of inputs ‖ aux, written by
+ * cz_snarkjs_wtns_write) and verify cuzk's circuits. */
+CZ_WUR cz_status cz_snarkjs_zkey_from_params(cz_snarkjs_zkey **out, const cz_groth16_params *p, const cz_pce *pce,
+                                             const cz_g1_affine *h_odd, cz_errbuf *err);
+/* The verifying key of a zkey in cuzk's form (ic copied, malloc'd). */
+CZ_WUR cz_status cz_snarkjs_zkey_vk(cz_groth16_vk *vk, const cz_snarkjs_zkey *z);
+/* A snarkjs JSON verifying key in cuzk's form (beta_g1/delta_g1 unset:
+ * the verifier does not use them). */
+CZ_WUR cz_status cz_snarkjs_vk_to_groth16(cz_groth16_vk *vk, const cz_snarkjs_vk *in);
 
 /* Decimal <-> canonical little-endian limbs (n limbs): helpers shared by
  * the JSON code; from_dec refuses non-digits, empty strings and overflow. */

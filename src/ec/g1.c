@@ -1,11 +1,11 @@
 /*
  * G1: E(Fp): y^2 = x^3 + 4, the r-torsion subgroup. Formulas: ec_impl.h.
- * Constants were derived and checked with a short Python model of the curve
- * (affine arithmetic over Python integers): the generator is the standard
- * one (entry k = 1 of tests/vectors/bls12_381/g1_*_multiples.bin), β below
- * is the cube root of unity for which φ(x, y) = (βx, y) acts on G1 as
- * multiplication by −x² (checked on the generator); the tests cross-check
- * the subgroup test against the naive [r]P = O.
+ * Constants were derived and checked with tools/ec_constants.py, a naive
+ * Python model of the curve: the generator is the standard one (entry
+ * k = 1 of tests/vectors/bls12_381/g1_*_multiples.bin); β is the cube root
+ * of unity for which φ(x, y) = (βx, y) acts on G1 as multiplication by −x²
+ * (checked on the generator). The tests cross-check the subgroup test
+ * against the naive [r]P = O.
  */
 #include "cuzk/curve.h"
 

@@ -1,8 +1,9 @@
 /*
  * G2: E'(Fp2): y^2 = x^3 + 4(1+u) (M-type twist), the r-torsion subgroup.
- * Formulas: ec_impl.h. Constants were derived with a Python model of the
- * curve and checked there: ψ(G) = [x]G on the standard generator (entry
- * k = 1 of tests/vectors/bls12_381/g2_*_multiples.bin).
+ * Formulas: ec_impl.h. Constants were derived with tools/ec_constants.py
+ * (a naive Python model of the curve) and checked there: ψ(G) = [x]G on
+ * the standard generator (entry k = 1 of
+ * tests/vectors/bls12_381/g2_*_multiples.bin).
  */
 #include "cuzk/curve.h"
 
@@ -91,12 +92,12 @@ void cz_g2_clear_cofactor(cz_g2_jac *r, const cz_g2_jac *p)
     g2_psi(&t3, &t3);
     g2_psi(&t3, &t3);               /* t3 = ψ²(2P) */
     cz_g2_jac_neg(&np, &t2);
-    jac_add_var(&t3, &t3, &np);     /* t3 = ψ²(2P) − ψ(P) */
-    jac_add_var(&t2, &t1, &t2);     /* t2 = [x]P + ψ(P) */
+    cz_g2_jac_add_var(&t3, &t3, &np);     /* t3 = ψ²(2P) − ψ(P) */
+    cz_g2_jac_add_var(&t2, &t1, &t2);     /* t2 = [x]P + ψ(P) */
     g2_mul_by_x(&t2, &t2);          /* t2 = [x²]P + [x]ψ(P) */
-    jac_add_var(&t3, &t3, &t2);
+    cz_g2_jac_add_var(&t3, &t3, &t2);
     cz_g2_jac_neg(&np, &t1);
-    jac_add_var(&t3, &t3, &np);     /* − [x]P */
+    cz_g2_jac_add_var(&t3, &t3, &np);     /* − [x]P */
     cz_g2_jac_neg(&np, p);
-    jac_add_var(r, &t3, &np);       /* − P */
+    cz_g2_jac_add_var(r, &t3, &np);       /* − P */
 }

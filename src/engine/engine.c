@@ -478,6 +478,7 @@ static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_statu
     e->fin_count++;
 
     post->ended = true;
+    e->notifying++; /* wait_idle/shutdown also wait for the notification */
     post->id = j->id;
     post->state = state;
     post->status = status;
@@ -562,6 +563,10 @@ static void post_run(cz_engine *e, cz_post *post)
         if (e->cfg.on_job_done)
             e->cfg.on_job_done(e->cfg.on_job_done_arg, post->id, post->state);
         post->ended = false;
+        pthread_mutex_lock(&e->mu);
+        e->notifying--;
+        pthread_cond_broadcast(&e->done_cv);
+        pthread_mutex_unlock(&e->mu);
     }
     if (post->prep && e->be.release_job)
         e->be.release_job(e->be.ctx, post->prep);
@@ -1406,7 +1411,7 @@ void cz_engine_shutdown(cz_engine *e)
             pthread_mutex_lock(&e->mu);
         }
     }
-    while (e->jobs_active || e->inflight)
+    while (e->jobs_active || e->inflight || e->notifying)
         pthread_cond_wait(&e->done_cv, &e->mu);
     e->stop = true;
     pthread_cond_broadcast(&e->disp_cv);
@@ -1587,17 +1592,14 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
     e->c_submitted++;
     *id = j->id;
     pthread_cond_signal(&e->disp_cv);
-    cz_job_id jid = j->id;
-    unsigned np = j->nparts;
-    cz_priority pr = j->prio;
-    char circ[128];
-    snprintf(circ, sizeof circ, "%s", j->circuit);
-    pthread_mutex_unlock(&e->mu);
     if (cz_tl_enabled(e)) {
+        /* under mu so that JOB_SUBMIT precedes the job's other lines */
         char extra[256];
-        snprintf(extra, sizeof extra, "circuit=%s parts=%u prio=%s", circ, np, cz_priority_str(pr));
-        cz_tl_emit(e, "JOB_SUBMIT", jid, -1, extra);
+        snprintf(extra, sizeof extra, "circuit=%s parts=%u prio=%s", j->circuit, j->nparts,
+                 cz_priority_str(j->prio));
+        cz_tl_emit(e, "JOB_SUBMIT", j->id, -1, extra);
     }
+    pthread_mutex_unlock(&e->mu);
     return CZ_OK;
 
 refuse:
@@ -1713,7 +1715,7 @@ cz_status cz_engine_wait_idle(cz_engine *e, int64_t timeout_ms)
         return CZ_ERR_INVALID_ARG;
     uint64_t deadline = deadline_after_ms(timeout_ms);
     pthread_mutex_lock(&e->mu);
-    while (e->jobs_active || e->inflight) {
+    while (e->jobs_active || e->inflight || e->notifying) {
         if (timeout_ms == 0 || (!cv_wait_until(&e->done_cv, &e->mu, deadline) &&
                                 cz_engine_now_ns() >= deadline)) {
             pthread_mutex_unlock(&e->mu);

@@ -159,6 +159,7 @@ struct cz_engine {
     uint64_t c_parts_completed, c_parts_dropped, c_loads, c_evictions;
     uint64_t parts_queued, synthesizing, awaiting_send, awaiting_send_peak;
     uint64_t proving, finalizing, inflight, inflight_peak;
+    uint64_t notifying; /* job-end notifications decided but not yet delivered */
     uint64_t synth_waiting, synth_waiting_peak, chan_peak;
     cz_hist hist[H_COUNT];
 

@@ -9,7 +9,9 @@
  * PARAMS_EVICT, SYNTH_START, SYNTH_END (synth_ms), PROVE_START, PROVE_END
  * (prove_ms, device_ms), FINISH_END (finish_ms), VERIFY_END (verify_ms),
  * PART_DROPPED, JOB_DONE / JOB_FAILED / JOB_CANCELLED (total_ms); back-end
- * phases are appended as <phase>_ms=.
+ * phases are appended as <phase>_ms=. job=0 marks engine-wide events
+ * (parameters). Lines may be emitted with the engine lock held: the
+ * timeline lock is always taken inside it, never around it.
  */
 #include <inttypes.h>
 #include <stdarg.h>

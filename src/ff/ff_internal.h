@@ -24,6 +24,13 @@ void cz__fp_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b);
 void cz__fp_sqr_portable(uint64_t *r, const uint64_t *a);
 void cz__fr_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b);
 void cz__fr_sqr_portable(uint64_t *r, const uint64_t *a);
+/* r = a.c0·b.c0 + a.c1·b.c1 in Fp (Montgomery; the cz_fp2 is only a pair
+ * here): two products, one reduction, for cz_fp2_mul. r may alias. */
+void cz__fp_mulsum(cz_fp *r, const cz_fp2 *a, const cz_fp2 *b);
+void cz__fp_mulsum_portable(cz_fp *r, const cz_fp2 *a, const cz_fp2 *b);
+#if CZ_HAVE_ADX_ASM
+void cz__fp_mulsum_adx(cz_fp *r, const cz_fp2 *a, const cz_fp2 *b);
+#endif
 #if CZ_HAVE_ADX_ASM
 /* MULX/ADX kernels (x86-64 builds; run only when the CPU has BMI2+ADX). */
 void cz__fp_mul_adx(uint64_t *r, const uint64_t *a, const uint64_t *b);

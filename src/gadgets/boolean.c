@@ -29,6 +29,12 @@ static cz_bit alloc_implied(cz_cs *cs, unsigned value)
     return new_var_bit(v, cz_cs_has_values(cs) ? value : 0);
 }
 
+/* Witness mode: no LC is wanted, so a gadget only appends its values and
+ * counts its constraint (enforce with no LCs is one increment there). This
+ * keeps witness generation — the per-proof hot path — free of LC set-up. */
+static inline bool lean(const cz_cs *cs) { return !cz_cs_wants_lc(cs); }
+static inline void count1(cz_cs *cs) { cz_cs_enforce(cs, NULL, NULL, NULL, NULL); }
+
 void cz_bit_to_lc(cz_lc *lc, const cz_bit *b, const cz_fr *coeff)
 {
     if (!cz_lc_active(lc))
@@ -59,6 +65,10 @@ void cz_bit_to_lc_pow2(cz_lc *lc, const cz_bit *b, unsigned k)
 
 void cz_enforce_boolean(cz_cs *cs, cz_var v)
 {
+    if (lean(cs)) {
+        count1(cs);
+        return;
+    }
     cz_lc a, b;
     cz_lc_init(&a, cs);
     cz_lc_init(&b, cs);
@@ -114,6 +124,11 @@ void cz_bit_and(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb)
         return;
     }
     cz_bit r = alloc_implied(cs, a.value & b.value);
+    if (lean(cs)) {
+        count1(cs);
+        *out = r;
+        return;
+    }
     cz_lc la, lb, lc;
     cz_lc_init(&la, cs);
     cz_lc_init(&lb, cs);
@@ -143,6 +158,11 @@ void cz_bit_xor(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb)
     }
     /* (2a)·b = a + b − r */
     cz_bit r = alloc_implied(cs, a.value ^ b.value);
+    if (lean(cs)) {
+        count1(cs);
+        *out = negate_if(r, neg);
+        return;
+    }
     cz_lc la, lb, lc;
     cz_lc_init(&la, cs);
     cz_lc_init(&lb, cs);
@@ -177,6 +197,11 @@ void cz_bit_xor3(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb, con
     }
     /* s = a + b + c; (2p − s)·s = 3p − 2s forces p = a⊕b⊕c */
     cz_bit p = alloc_implied(cs, a.value ^ b.value ^ c.value);
+    if (lean(cs)) {
+        count1(cs);
+        *out = negate_if(p, neg);
+        return;
+    }
     cz_lc s, l1, l3;
     cz_lc_init(&s, cs);
     cz_lc_init(&l1, cs);
@@ -229,6 +254,11 @@ void cz_bit_ch(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb, const
     }
     /* a·(b − c) = r − c */
     cz_bit r = alloc_implied(cs, a.value ? b.value : c.value);
+    if (lean(cs)) {
+        count1(cs);
+        *out = r;
+        return;
+    }
     cz_lc la, lb, lc;
     cz_lc_init(&la, cs);
     cz_lc_init(&lb, cs);
@@ -270,6 +300,11 @@ void cz_bit_maj(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb, cons
     /* s = a + b + c; (4m − s)·s = 6m − s forces m = maj(a, b, c) */
     unsigned mv = (unsigned)(a.value + b.value + c.value) >= 2;
     cz_bit m = alloc_implied(cs, mv);
+    if (lean(cs)) {
+        count1(cs);
+        *out = m;
+        return;
+    }
     cz_fr m1;
     cz_fr_neg(&m1, &CZ_FR_ONE);
     cz_lc s, l1, l3;

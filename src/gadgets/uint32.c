@@ -140,11 +140,13 @@ void cz_u32_add_many(cz_cs *cs, cz_u32 *out, const cz_u32 *const *ops, size_t n)
     /* Σ ops − Σ 2^i r_i = 0, one linear constraint (A, B empty) */
     cz_lc l;
     cz_lc_init(&l, cs);
-    for (size_t k = 0; k < n; k++)
-        for (unsigned i = 0; i < 32; i++)
-            cz_bit_to_lc_pow2(&l, &ops[k]->b[i], i);
-    for (unsigned i = 0; i < nb; i++)
-        cz_lc_sub_pow2(&l, r[i].var, i);
+    if (cz_lc_active(&l)) { /* witness mode: only the count */
+        for (size_t k = 0; k < n; k++)
+            for (unsigned i = 0; i < 32; i++)
+                cz_bit_to_lc_pow2(&l, &ops[k]->b[i], i);
+        for (unsigned i = 0; i < nb; i++)
+            cz_lc_sub_pow2(&l, r[i].var, i);
+    }
     cz_cs_enforce(cs, NULL, NULL, &l, "sum");
     cz_lc_free(&l);
     cz_u32 t;

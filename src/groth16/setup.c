@@ -155,6 +155,7 @@ cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *
     comb_g1 *c1 = NULL;
     comb_g2 *c2 = NULL;
     cz_groth16_params *p = NULL;
+    cz_g1_affine *ho = NULL;
     size_t L_bytes = m * sizeof(cz_fr), var_bytes = (nvars ? nvars : 1) * sizeof(cz_fr);
     size_t sc_n = m > nvars ? m : nvars;
 
@@ -318,6 +319,48 @@ cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *
         cz_fr_mul(&t, &t, tau);
     }
     fixed_base(pool, c1, c2, sc, p->h, m - 1, false, opts, "h");
+    if (opts && opts->h_odd_out) {
+        /* L_(2j+1)(tau) over <w_2m> = (tau^2m - 1)/(2m) · q_j/(tau - q_j),
+         * q_j = w_2m^(2j+1); then divided by delta. */
+        cz_fr w2m, q, step, zz, two_m_inv, prodq = CZ_FR_ONE;
+        cz_fr_root_of_unity(&w2m, logm + 1);
+        cz_fr_sqr(&step, &w2m);
+        cz_fr_add(&zz, &z, &CZ_FR_ONE); /* tau^m */
+        cz_fr_sqr(&zz, &zz);
+        cz_fr_sub(&zz, &zz, &CZ_FR_ONE); /* tau^2m - 1 */
+        cz_fr_from_u64(&two_m_inv, 2 * m);
+        cz_fr_inv(&two_m_inv, &two_m_inv);
+        cz_fr_mul(&zz, &zz, &two_m_inv);
+        cz_fr_mul(&zz, &zz, &dinv);
+        q = w2m;
+        for (uint64_t j = 0; j < m; j++) { /* L <- tau - q_j, prefix products in sc */
+            cz_fr_sub(&L[j], tau, &q);
+            sc[j] = prodq;
+            cz_fr_mul(&prodq, &prodq, &L[j]);
+            cz_fr_mul(&q, &q, &step);
+        }
+        cz_fr_inv(&prodq, &prodq);
+        for (uint64_t j = m; j-- > 0;) {
+            cz_fr inv_j;
+            cz_fr_mul(&inv_j, &prodq, &sc[j]);
+            cz_fr_mul(&prodq, &prodq, &L[j]);
+            L[j] = inv_j;
+        }
+        q = w2m;
+        for (uint64_t j = 0; j < m; j++) {
+            cz_fr_mul(&sc[j], &L[j], &q);
+            cz_fr_mul(&sc[j], &sc[j], &zz);
+            cz_fr_mul(&q, &q, &step);
+        }
+        ho = malloc(m * sizeof *ho);
+        if (!ho) {
+            st = cz_err(err, CZ_ERR_NOMEM, "setup: out of memory for the odd-coset H query");
+            goto done;
+        }
+        fixed_base(pool, c1, c2, sc, ho, m, false, opts, "h_odd");
+        explicit_bzero(&zz, sizeof zz);
+        explicit_bzero(&prodq, sizeof prodq);
+    }
     explicit_bzero(&ginv, sizeof ginv);
     explicit_bzero(&dinv, sizeof dinv);
     explicit_bzero(&z, sizeof z);
@@ -350,9 +393,11 @@ done:
     free(c1);
     free(c2);
     if (st != CZ_OK) {
+        free(ho);
         cz_groth16_params_free(p);
         return st;
     }
+    if (opts && opts->h_odd_out) *opts->h_odd_out = ho;
     *out = p;
     return CZ_OK;
 }

@@ -70,14 +70,19 @@ cz_status cz_groth16_verify(const cz_groth16_pvk *pvk, const cz_groth16_proof *p
     cz_g1_jac acc;
     cz_status st = input_acc(&acc, pvk, x, n_public);
     if (st != CZ_OK) return cz_err(err, st, "verify: %s", cz_status_str(st));
-    cz_g1_affine p[2];
+    cz_g1_affine p[3];
     cz_g1_jac_to_affine(&p[0], &acc);
     p[1] = proof->c;
-    const cz_g2_prepared *q[2] = {&pvk->neg_gamma, &pvk->neg_delta};
-    cz_fp12 f, g;
-    cz_miller_loop_prepared(&f, p, q, 2);
-    cz_miller_loop(&g, &proof->a, &proof->b);
-    cz_fp12_mul(&f, &f, &g);
+    p[2] = proof->a;
+    /* preparing B (~77 us) and sharing one 3-pair loop is cheaper than a
+     * separate Miller loop for e(A, B), which would repeat the squarings */
+    cz_g2_prepared *pb = malloc(sizeof *pb);
+    if (!pb) return cz_err(err, CZ_ERR_NOMEM, "verify: out of memory");
+    cz_g2_prepare(pb, &proof->b);
+    const cz_g2_prepared *q[3] = {&pvk->neg_gamma, &pvk->neg_delta, pb};
+    cz_fp12 f;
+    cz_miller_loop_prepared(&f, p, q, 3);
+    free(pb);
     cz_final_exp(&f, &f);
     if (!cz_fp12_eq(&f, &pvk->alphabeta))
         return cz_err(err, CZ_ERR_UNSATISFIED, "verify: proof is invalid (pairing check failed)");

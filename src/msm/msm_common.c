@@ -43,7 +43,7 @@ static bool use_affine(const cz_msm_opts *o, unsigned c)
 /*
  * Cost model, in units of one mixed (XYZZ + affine) addition:
  *  - per window and point range: m/np bucket additions (affine batched
- *    ≈ 0.6, XYZZ 1.0), a cheap digit scan of every point, and the running-sum
+ *    ≈ 0.7, XYZZ 1.0), a cheap digit scan of every point, and the running-sum
  *    reduction of 2^(c-1) buckets (one mixed + one full add each);
  *  - tasks are spread over T threads, so the wall cost is rounds × task;
  *  - serial tail: summing the nwin × np partial results and ~maxbits
@@ -64,7 +64,7 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
     pl->nparts = 1;
     for (unsigned c = cmin; c <= cmax; c++) {
         bool aff = use_affine(opts, c);
-        double acc = aff ? 0.6 : 1.0;
+        double acc = aff ? 0.7 : 1.0;
         double red = aff ? 2.4 : 2.8;
         double k = (double)((size_t)1 << (c - 1));
         unsigned nwin = (maxbits + 1 + c - 1) / c;

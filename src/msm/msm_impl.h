@@ -44,6 +44,8 @@ typedef struct {
     uint64_t orbits[CZ_MSM_MAX_CHUNKS][4];
     /* Pippenger */
     cz_msm_plan pl;
+    unsigned maxbits;
+    bool affine_forced;
     size_t part_lo[CZ_MSM_MAX_PARTS + 1];
     size_t part_pos[CZ_MSM_MAX_PARTS + 1];
     XYZZ *res;                   /* nwin × nparts */
@@ -55,46 +57,32 @@ typedef struct {
 
 static size_t S(align64)(size_t x) { return (x + 63) & ~(size_t)63; }
 
+static size_t S(affine_slot_bytes)(size_t k, size_t cap)
+{
+    return S(align64)(k * sizeof(AFF)) + S(align64)(cap * sizeof(FT)) +
+           S(align64)(2 * cap * sizeof(S(entry))) + S(align64)(2 * k);
+}
+
 static size_t S(slot_bytes)(unsigned c, bool affine)
 {
     size_t k = (size_t)1 << (c - 1);
     if (!affine) return S(align64)(k * sizeof(XYZZ));
-    size_t b = cz__msm_batch_size(c);
-    return S(align64)(k * sizeof(AFF)) + S(align64)(b * sizeof(FT)) +
-           S(align64)(2 * b * sizeof(S(entry))) + S(align64)(2 * k);
+    return S(affine_slot_bytes)(k, cz__msm_batch_size(c));
+}
+
+/* A slot must also hold the split pass's affine accumulators. */
+static size_t S(slot_bytes_max)(unsigned c)
+{
+    size_t a = S(slot_bytes)(c, true), b = S(slot_bytes)(c, false);
+    size_t o = S(affine_slot_bytes)(CZ_MSM_ONES_BATCH, CZ_MSM_ONES_BATCH);
+    size_t m = a > b ? a : b;
+    return m > o ? m : o;
 }
 
 static size_t S(scratch_bytes)(const cz_msm_plan *pl, size_t nchunks)
 {
-    return S(align64)(nchunks * sizeof(XYZZ)) +
-           S(align64)((size_t)pl->nwin * pl->nparts * sizeof(XYZZ)) +
-           (size_t)pl->threads * S(slot_bytes)(pl->c, pl->affine) + 64;
-}
-
-/* ---- split pass: sum the scalars equal to 1, classify the rest ---------- */
-
-static void S(split_chunk)(void *arg, size_t ch)
-{
-    S(ctx) *x = arg;
-    cz_msm_cursor it = {x->scalars, x->bm, x->chunk_pos[ch]};
-    XYZZ acc;
-    uint64_t orb[4] = {0, 0, 0, 0};
-    size_t cnt[3] = {0, 0, 0};
-    E(xyzz_set_infinity)(&acc);
-    for (size_t j = x->chunk_lo[ch]; j < x->chunk_lo[ch + 1]; j++) {
-        const cz_scalar *s = cz__msm_cursor_next(&it);
-        int cl = x->split ? cz__msm_class(s) : 2;
-        if (cl == 2 && !(s->l[0] | s->l[1] | s->l[2] | s->l[3])) cl = 0;
-        cnt[cl]++;
-        if (cl == 1) {
-            if (!E(affine_is_infinity)(&x->bases[j])) E(xyzz_add_affine_var)(&acc, &acc, &x->bases[j]);
-        } else if (cl == 2) {
-            for (int l = 0; l < 4; l++) orb[l] |= s->l[l];
-        }
-    }
-    x->ones[ch] = acc;
-    memcpy(x->cnt[ch], cnt, sizeof cnt);
-    memcpy(x->orbits[ch], orb, sizeof orb);
+    return S(align64)(nchunks * sizeof(XYZZ)) + (size_t)pl->threads * S(slot_bytes_max)(pl->c) +
+           S(align64)((size_t)pl->nwin * pl->nparts * sizeof(XYZZ)) + 64;
 }
 
 /* ---- bucket accumulation, XYZZ buckets ---------------------------------- */
@@ -114,10 +102,11 @@ static void S(reduce_xyzz)(XYZZ *out, const XYZZ *bk, size_t k)
     *out = tot;
 }
 
-static void S(task_xyzz)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned part, XYZZ *out)
+static void S(task_xyzz)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned part, XYZZ *out,
+                         unsigned kb)
 {
     const unsigned c = x->pl.c;
-    const size_t k = (size_t)1 << (c - 1);
+    const size_t k = (size_t)1 << (kb - 1);
     XYZZ *bk = (XYZZ *)slot;
     for (size_t i = 0; i < k; i++) E(xyzz_set_infinity)(&bk[i]);
     cz_msm_cursor it = {x->scalars, x->bm, x->part_pos[part]};
@@ -272,25 +261,89 @@ static void S(add_point)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
     q->dbl = 0;
 }
 
-static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned part, XYZZ *out)
+/* Carves an affine bucket set of k buckets and batch size cap out of a slot. */
+static void S(abatch_init)(S(abatch) *st, unsigned char *q, size_t k, unsigned cap)
+{
+    st->bk = (AFF *)q;
+    q += S(align64)(k * sizeof(AFF));
+    st->pre = (FT *)q;
+    q += S(align64)(cap * sizeof(FT));
+    st->batch = (S(entry) *)q;
+    st->queue = st->batch + cap;
+    q += S(align64)(2 * (size_t)cap * sizeof(S(entry)));
+    st->occ = q;
+    st->busy = q + k;
+    memset(st->occ, 0, 2 * k);
+    st->nb = st->nq = 0;
+    st->cap = cap;
+}
+
+/* ---- split pass: sum the scalars equal to 1, classify the rest ---------- */
+
+/* The 1-scalars are summed with the same batched affine additions, spread
+ * round-robin over CZ_MSM_ONES_BATCH accumulators (consecutive points land
+ * in distinct accumulators, so batches fill without conflicts); the
+ * accumulators are summed at the end of the chunk. */
+static void S(split_chunk)(S(ctx) *x, unsigned char *slot, size_t ch)
+{
+    const unsigned K = CZ_MSM_ONES_BATCH;
+    S(abatch) st;
+    S(abatch_init)(&st, slot, K, K);
+    cz_msm_cursor it = {x->scalars, x->bm, x->chunk_pos[ch]};
+    XYZZ acc;
+    uint64_t orb[4] = {0, 0, 0, 0};
+    size_t cnt[3] = {0, 0, 0};
+    unsigned rr = 0;
+    E(xyzz_set_infinity)(&acc);
+    for (size_t j = x->chunk_lo[ch]; j < x->chunk_lo[ch + 1]; j++) {
+        const cz_scalar *s = cz__msm_cursor_next(&it);
+        int cl = x->split ? cz__msm_class(s) : 2;
+        if (cl == 2 && !(s->l[0] | s->l[1] | s->l[2] | s->l[3])) cl = 0;
+        cnt[cl]++;
+        if (cl == 1) {
+            if (E(affine_is_infinity)(&x->bases[j])) continue;
+            S(add_point)(&st, rr, &x->bases[j], 0);
+            if (++rr == K) rr = 0;
+        } else if (cl == 2) {
+            for (int l = 0; l < 4; l++) orb[l] |= s->l[l];
+        }
+    }
+    if (st.nb + st.nq < 16) {
+        /* too few left to pay for an inversion: add them directly */
+        for (unsigned i = 0; i < st.nb; i++) E(xyzz_add_affine_var)(&acc, &acc, st.batch[i].p);
+        for (unsigned i = 0; i < st.nq; i++) E(xyzz_add_affine_var)(&acc, &acc, st.queue[i].p);
+    } else {
+        while (st.nb || st.nq) {
+            S(flush)(&st);
+            S(drain)(&st);
+        }
+    }
+    for (unsigned b = 0; b < K; b++)
+        if (st.occ[b]) E(xyzz_add_affine_var)(&acc, &acc, &st.bk[b]);
+    x->ones[ch] = acc;
+    memcpy(x->cnt[ch], cnt, sizeof cnt);
+    memcpy(x->orbits[ch], orb, sizeof orb);
+}
+
+static void S(split_worker)(void *arg, size_t slot_i)
+{
+    S(ctx) *x = arg;
+    unsigned char *slot = x->slots + slot_i * x->slot_bytes;
+    for (;;) {
+        size_t ch = atomic_fetch_add_explicit(&x->next, 1, memory_order_relaxed);
+        if (ch >= x->nchunks) break;
+        S(split_chunk)(x, slot, ch);
+    }
+}
+
+static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned part, XYZZ *out,
+                           unsigned kb)
 {
     const unsigned c = x->pl.c;
-    const size_t k = (size_t)1 << (c - 1);
-    const unsigned cap = x->pl.batch;
+    const size_t k = (size_t)1 << (kb - 1);
+    const unsigned cap = cz__msm_batch_size(kb);
     S(abatch) st;
-    unsigned char *q = slot;
-    st.bk = (AFF *)q;
-    q += S(align64)(k * sizeof(AFF));
-    st.pre = (FT *)q;
-    q += S(align64)(cap * sizeof(FT));
-    st.batch = (S(entry) *)q;
-    st.queue = st.batch + cap;
-    q += S(align64)(2 * (size_t)cap * sizeof(S(entry)));
-    st.occ = q;
-    st.busy = q + k;
-    memset(st.occ, 0, 2 * k);
-    st.nb = st.nq = 0;
-    st.cap = cap;
+    S(abatch_init)(&st, slot, k, cap);
 
     cz_msm_cursor it = {x->scalars, x->bm, x->part_pos[part]};
     for (size_t j = x->part_lo[part]; j < x->part_lo[part + 1]; j++) {
@@ -333,8 +386,17 @@ static void S(worker)(void *arg, size_t slot_i)
         if (t >= x->ntasks) break;
         unsigned win = (unsigned)(t % nwin), part = (unsigned)(t / nwin);
         XYZZ *out = &x->res[(size_t)win * x->pl.nparts + part];
-        if (x->pl.affine) S(task_affine)(x, slot, win, part, out);
-        else S(task_xyzz)(x, slot, win, part, out);
+        /* The top windows see only the scalars' top bits: digits there are
+         * at most 2^(maxbits - win·c), so fewer buckets are in use; a batch
+         * sized for all of them would be mostly conflicts (a handful of
+         * buckets, one inversion per few points): size the buckets and the
+         * batch by the digits that can occur, and use XYZZ when few. */
+        unsigned kb = x->pl.c;
+        if (x->maxbits < (win + 1) * x->pl.c) kb = x->maxbits > win * x->pl.c ? x->maxbits - win * x->pl.c + 1 : 1;
+        if (x->pl.affine && (kb >= CZ_MSM_AFFINE_MIN_WINDOW || x->affine_forced))
+            S(task_affine)(x, slot, win, part, out, kb);
+        else
+            S(task_xyzz)(x, slot, win, part, out, kb);
     }
 }
 
@@ -354,8 +416,6 @@ static void S(bound_plan)(cz_msm_plan *pl, size_t n, unsigned threads, const cz_
     pl->nwin = 257;
     unsigned mp = threads == 1 ? 1 : threads * 4;
     pl->nparts = mp > CZ_MSM_MAX_PARTS ? CZ_MSM_MAX_PARTS : mp;
-    /* slots sized for the larger of the two bucket layouts */
-    pl->affine = S(slot_bytes)(pl->c, true) > S(slot_bytes)(pl->c, false);
 }
 
 size_t MSM_PUB(_scratch_size)(size_t n, const cz_pool *pool, const cz_msm_opts *opts)
@@ -409,12 +469,17 @@ static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *s
     }
     unsigned char *q = (unsigned char *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
 
-    /* 1. split pass */
     x->ones = (XYZZ *)q;
     q += S(align64)(x->nchunks * sizeof(XYZZ));
+    x->slots = q;
+    x->slot_bytes = S(slot_bytes_max)(bound.c);
+    q += (size_t)th * x->slot_bytes;
+
+    /* 1. split pass */
     for (size_t i = 0; i <= x->nchunks; i++) x->chunk_lo[i] = n * i / x->nchunks;
     cz__msm_starts(x->chunk_pos, x->chunk_lo, x->nchunks + 1, bm, nscalars);
-    cz_pool_parallel_for(pool, x->nchunks, S(split_chunk), x);
+    atomic_store(&x->next, 0);
+    cz_pool_parallel_for(pool, th < x->nchunks ? th : x->nchunks, S(split_worker), x);
 
     XYZZ total;
     E(xyzz_set_infinity)(&total);
@@ -430,11 +495,10 @@ static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *s
     unsigned maxbits = S(bitlen)(orb);
     if (cnt[2]) {
         cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c);
+        x->maxbits = maxbits;
+        x->affine_forced = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
         if (x->pl.nparts > n) x->pl.nparts = (unsigned)n;
         x->res = (XYZZ *)q;
-        q += S(align64)((size_t)x->pl.nwin * x->pl.nparts * sizeof(XYZZ));
-        x->slots = q;
-        x->slot_bytes = S(slot_bytes)(x->pl.c, x->pl.affine);
         for (unsigned i = 0; i <= x->pl.nparts; i++) x->part_lo[i] = n * i / x->pl.nparts;
         cz__msm_starts(x->part_pos, x->part_lo, x->pl.nparts + 1, bm, nscalars);
         x->ntasks = (size_t)x->pl.nwin * x->pl.nparts;

@@ -11,12 +11,14 @@
 
 /* Batch-affine is used from this window up in AUTO mode: below it the
  * buckets are too few for a batch of independent additions (conflicts). */
-#define CZ_MSM_AFFINE_MIN_WINDOW 10
+#define CZ_MSM_AFFINE_MIN_WINDOW 7
 /* Most point ranges per window (bounds the per-call result array). */
 #define CZ_MSM_MAX_PARTS 256
 /* Most chunks of the 0/1 split pass. */
 #define CZ_MSM_MAX_CHUNKS 256
 #define CZ_MSM_MAX_BATCH 1024u
+/* Affine accumulators (and batch size) of the split pass's sum of 1-scalars. */
+#define CZ_MSM_ONES_BATCH 256u
 
 typedef struct {
     unsigned c, nwin, nparts, batch, threads;

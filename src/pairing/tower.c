@@ -8,7 +8,6 @@
  * coefficients come from tools/frobenius_coeffs.py (frobenius_table.h).
  */
 #include "pairing/tower_internal.h"
-#include "pairing/fp_inline.h"
 
 #include <string.h>
 
@@ -18,23 +17,23 @@
 
 void cz_fp6_add(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b)
 {
-    fp2i_add(&r->c0, &a->c0, &b->c0);
-    fp2i_add(&r->c1, &a->c1, &b->c1);
-    fp2i_add(&r->c2, &a->c2, &b->c2);
+    cz_fp2_add(&r->c0, &a->c0, &b->c0);
+    cz_fp2_add(&r->c1, &a->c1, &b->c1);
+    cz_fp2_add(&r->c2, &a->c2, &b->c2);
 }
 
 void cz_fp6_sub(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b)
 {
-    fp2i_sub(&r->c0, &a->c0, &b->c0);
-    fp2i_sub(&r->c1, &a->c1, &b->c1);
-    fp2i_sub(&r->c2, &a->c2, &b->c2);
+    cz_fp2_sub(&r->c0, &a->c0, &b->c0);
+    cz_fp2_sub(&r->c1, &a->c1, &b->c1);
+    cz_fp2_sub(&r->c2, &a->c2, &b->c2);
 }
 
 void cz_fp6_neg(cz_fp6 *r, const cz_fp6 *a)
 {
-    fp2i_neg(&r->c0, &a->c0);
-    fp2i_neg(&r->c1, &a->c1);
-    fp2i_neg(&r->c2, &a->c2);
+    cz_fp2_neg(&r->c0, &a->c0);
+    cz_fp2_neg(&r->c1, &a->c1);
+    cz_fp2_neg(&r->c2, &a->c2);
 }
 
 void cz_fp6_set_zero(cz_fp6 *r) { memset(r, 0, sizeof *r); }
@@ -52,28 +51,28 @@ void cz_fp6_mul(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b)
     cz_fp2_mul(&t1, &a->c1, &b->c1);
     cz_fp2_mul(&t2, &a->c2, &b->c2);
     /* c0 = t0 + xi((a1+a2)(b1+b2) - t1 - t2) */
-    fp2i_add(&s, &a->c1, &a->c2);
-    fp2i_add(&u, &b->c1, &b->c2);
+    cz_fp2_add(&s, &a->c1, &a->c2);
+    cz_fp2_add(&u, &b->c1, &b->c2);
     cz_fp2_mul(&c0, &s, &u);
-    fp2i_sub(&c0, &c0, &t1);
-    fp2i_sub(&c0, &c0, &t2);
-    fp2i_mul_by_nonresidue(&c0, &c0);
-    fp2i_add(&c0, &c0, &t0);
+    cz_fp2_sub(&c0, &c0, &t1);
+    cz_fp2_sub(&c0, &c0, &t2);
+    cz_fp2_mul_by_nonresidue(&c0, &c0);
+    cz_fp2_add(&c0, &c0, &t0);
     /* c1 = (a0+a1)(b0+b1) - t0 - t1 + xi t2 */
-    fp2i_add(&s, &a->c0, &a->c1);
-    fp2i_add(&u, &b->c0, &b->c1);
+    cz_fp2_add(&s, &a->c0, &a->c1);
+    cz_fp2_add(&u, &b->c0, &b->c1);
     cz_fp2_mul(&c1, &s, &u);
-    fp2i_sub(&c1, &c1, &t0);
-    fp2i_sub(&c1, &c1, &t1);
-    fp2i_mul_by_nonresidue(&s, &t2);
-    fp2i_add(&c1, &c1, &s);
+    cz_fp2_sub(&c1, &c1, &t0);
+    cz_fp2_sub(&c1, &c1, &t1);
+    cz_fp2_mul_by_nonresidue(&s, &t2);
+    cz_fp2_add(&c1, &c1, &s);
     /* c2 = (a0+a2)(b0+b2) - t0 - t2 + t1 */
-    fp2i_add(&s, &a->c0, &a->c2);
-    fp2i_add(&u, &b->c0, &b->c2);
+    cz_fp2_add(&s, &a->c0, &a->c2);
+    cz_fp2_add(&u, &b->c0, &b->c2);
     cz_fp2_mul(&c2, &s, &u);
-    fp2i_sub(&c2, &c2, &t0);
-    fp2i_sub(&c2, &c2, &t2);
-    fp2i_add(&r->c2, &c2, &t1);
+    cz_fp2_sub(&c2, &c2, &t0);
+    cz_fp2_sub(&c2, &c2, &t2);
+    cz_fp2_add(&r->c2, &c2, &t1);
     r->c0 = c0;
     r->c1 = c1;
 }
@@ -86,28 +85,28 @@ void cz_fp6_sqr(cz_fp6 *r, const cz_fp6 *a)
     cz_fp2 s0, s1, s2, s3, s4, t;
     cz_fp2_sqr(&s0, &a->c0);
     cz_fp2_mul(&s1, &a->c0, &a->c1);
-    fp2i_dbl(&s1, &s1);
-    fp2i_sub(&t, &a->c0, &a->c1);
-    fp2i_add(&t, &t, &a->c2);
+    cz_fp2_dbl(&s1, &s1);
+    cz_fp2_sub(&t, &a->c0, &a->c1);
+    cz_fp2_add(&t, &t, &a->c2);
     cz_fp2_sqr(&s2, &t);
     cz_fp2_mul(&s3, &a->c1, &a->c2);
-    fp2i_dbl(&s3, &s3);
+    cz_fp2_dbl(&s3, &s3);
     cz_fp2_sqr(&s4, &a->c2);
-    fp2i_add(&t, &s1, &s2);
-    fp2i_add(&t, &t, &s3);
-    fp2i_sub(&t, &t, &s0);
-    fp2i_sub(&r->c2, &t, &s4);
-    fp2i_mul_by_nonresidue(&t, &s3);
-    fp2i_add(&r->c0, &s0, &t);
-    fp2i_mul_by_nonresidue(&t, &s4);
-    fp2i_add(&r->c1, &s1, &t);
+    cz_fp2_add(&t, &s1, &s2);
+    cz_fp2_add(&t, &t, &s3);
+    cz_fp2_sub(&t, &t, &s0);
+    cz_fp2_sub(&r->c2, &t, &s4);
+    cz_fp2_mul_by_nonresidue(&t, &s3);
+    cz_fp2_add(&r->c0, &s0, &t);
+    cz_fp2_mul_by_nonresidue(&t, &s4);
+    cz_fp2_add(&r->c1, &s1, &t);
 }
 
 void cz_fp6_mul_by_nonresidue(cz_fp6 *r, const cz_fp6 *a)
 {
     /* (a0 + a1 v + a2 v^2) v = xi a2 + a0 v + a1 v^2 */
     cz_fp2 t;
-    fp2i_mul_by_nonresidue(&t, &a->c2);
+    cz_fp2_mul_by_nonresidue(&t, &a->c2);
     r->c2 = a->c1;
     r->c1 = a->c0;
     r->c0 = t;
@@ -120,22 +119,22 @@ void cz_fp6_mul_by_01(cz_fp6 *r, const cz_fp6 *a, const cz_fp2 *b0, const cz_fp2
     cz_fp2_mul(&t0, &a->c0, b0);
     cz_fp2_mul(&t1, &a->c1, b1);
     /* c0 = t0 + xi a2 b1, with a2 b1 = (a1+a2) b1 - t1 */
-    fp2i_add(&s, &a->c1, &a->c2);
+    cz_fp2_add(&s, &a->c1, &a->c2);
     cz_fp2_mul(&c0, &s, b1);
-    fp2i_sub(&c0, &c0, &t1);
-    fp2i_mul_by_nonresidue(&c0, &c0);
-    fp2i_add(&c0, &c0, &t0);
+    cz_fp2_sub(&c0, &c0, &t1);
+    cz_fp2_mul_by_nonresidue(&c0, &c0);
+    cz_fp2_add(&c0, &c0, &t0);
     /* c1 = (a0+a1)(b0+b1) - t0 - t1 */
-    fp2i_add(&s, &a->c0, &a->c1);
-    fp2i_add(&u, b0, b1);
+    cz_fp2_add(&s, &a->c0, &a->c1);
+    cz_fp2_add(&u, b0, b1);
     cz_fp2_mul(&c1, &s, &u);
-    fp2i_sub(&c1, &c1, &t0);
-    fp2i_sub(&c1, &c1, &t1);
+    cz_fp2_sub(&c1, &c1, &t0);
+    cz_fp2_sub(&c1, &c1, &t1);
     /* c2 = a2 b0 + a1 b1 = (a0+a2) b0 - t0 + t1 */
-    fp2i_add(&s, &a->c0, &a->c2);
+    cz_fp2_add(&s, &a->c0, &a->c2);
     cz_fp2_mul(&u, &s, b0);
-    fp2i_sub(&u, &u, &t0);
-    fp2i_add(&r->c2, &u, &t1);
+    cz_fp2_sub(&u, &u, &t0);
+    cz_fp2_add(&r->c2, &u, &t1);
     r->c0 = c0;
     r->c1 = c1;
 }
@@ -147,7 +146,7 @@ void cz_fp6_mul_by_1(cz_fp6 *r, const cz_fp6 *a, const cz_fp2 *b1)
     cz_fp2_mul(&t0, &a->c2, b1);
     cz_fp2_mul(&t1, &a->c0, b1);
     cz_fp2_mul(&t2, &a->c1, b1);
-    fp2i_mul_by_nonresidue(&r->c0, &t0);
+    cz_fp2_mul_by_nonresidue(&r->c0, &t0);
     r->c1 = t1;
     r->c2 = t2;
 }
@@ -159,29 +158,30 @@ void cz_fp6_inv(cz_fp6 *r, const cz_fp6 *a)
     cz_fp2 t0, t1, t2, s, n;
     cz_fp2_sqr(&t0, &a->c0);
     cz_fp2_mul(&s, &a->c1, &a->c2);
-    fp2i_mul_by_nonresidue(&s, &s);
-    fp2i_sub(&t0, &t0, &s);
+    cz_fp2_mul_by_nonresidue(&s, &s);
+    cz_fp2_sub(&t0, &t0, &s);
     cz_fp2_sqr(&t1, &a->c2);
-    fp2i_mul_by_nonresidue(&t1, &t1);
+    cz_fp2_mul_by_nonresidue(&t1, &t1);
     cz_fp2_mul(&s, &a->c0, &a->c1);
-    fp2i_sub(&t1, &t1, &s);
+    cz_fp2_sub(&t1, &t1, &s);
     cz_fp2_sqr(&t2, &a->c1);
     cz_fp2_mul(&s, &a->c0, &a->c2);
-    fp2i_sub(&t2, &t2, &s);
+    cz_fp2_sub(&t2, &t2, &s);
     cz_fp2_mul(&n, &a->c2, &t1);
     cz_fp2_mul(&s, &a->c1, &t2);
-    fp2i_add(&n, &n, &s);
-    fp2i_mul_by_nonresidue(&n, &n);
+    cz_fp2_add(&n, &n, &s);
+    cz_fp2_mul_by_nonresidue(&n, &n);
     cz_fp2_mul(&s, &a->c0, &t0);
-    fp2i_add(&n, &n, &s);
+    cz_fp2_add(&n, &n, &s);
     cz_fp2_inv(&n, &n);
     cz_fp2_mul(&r->c0, &t0, &n);
     cz_fp2_mul(&r->c1, &t1, &n);
     cz_fp2_mul(&r->c2, &t2, &n);
 }
 
-/* r = a·c for a Frobenius constant c; the even powers are in Fp (c1 = 0),
- * which halves the cost. Branches only on the public constant. */
+/* r = a·c for a Frobenius constant c. Many of them lie in Fp (c1 = 0: all
+ * of FROB6_C2 and the even powers of the others), which halves the cost.
+ * Branches only on the public constant. */
 static void mul_by_const(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *c)
 {
     if (cz_fp_is_zero(&c->c1))
@@ -195,9 +195,9 @@ void cz_fp6_frobenius(cz_fp6 *r, const cz_fp6 *a, unsigned power)
     unsigned k = power % 6;
     cz_fp2 c0 = a->c0, c1 = a->c1, c2 = a->c2;
     if (k & 1) {
-        fp2i_conj(&c0, &c0);
-        fp2i_conj(&c1, &c1);
-        fp2i_conj(&c2, &c2);
+        cz_fp2_conj(&c0, &c0);
+        cz_fp2_conj(&c1, &c1);
+        cz_fp2_conj(&c2, &c2);
     }
     r->c0 = c0;
     mul_by_const(&r->c1, &c1, &FROB6_C1[k]);
@@ -264,7 +264,7 @@ void cz_fp12_mul_by_014(cz_fp12 *r, const cz_fp12 *a, const cz_fp2 *o0, const cz
     cz_fp6_mul_by_01(&t0, &a->c0, o0, o1);
     cz_fp6_mul_by_1(&t1, &a->c1, o4);
     cz_fp6_add(&s, &a->c0, &a->c1);
-    fp2i_add(&u, o1, o4);
+    cz_fp2_add(&u, o1, o4);
     cz_fp6_mul_by_01(&s, &s, o0, &u);
     cz_fp6_sub(&s, &s, &t0);
     cz_fp6_sub(&r->c1, &s, &t1);
@@ -278,12 +278,12 @@ static void fp4_sqr(cz_fp2 *r0, cz_fp2 *r1, const cz_fp2 *x, const cz_fp2 *y)
     cz_fp2 t0, t1, s;
     cz_fp2_sqr(&t0, x);
     cz_fp2_sqr(&t1, y);
-    fp2i_add(&s, x, y);
+    cz_fp2_add(&s, x, y);
     cz_fp2_sqr(&s, &s);
-    fp2i_sub(&s, &s, &t0);
-    fp2i_sub(r1, &s, &t1);
-    fp2i_mul_by_nonresidue(&t1, &t1);
-    fp2i_add(r0, &t1, &t0);
+    cz_fp2_sub(&s, &s, &t0);
+    cz_fp2_sub(r1, &s, &t1);
+    cz_fp2_mul_by_nonresidue(&t1, &t1);
+    cz_fp2_add(r0, &t1, &t0);
 }
 
 void cz_fp12_cyclotomic_sqr(cz_fp12 *r, const cz_fp12 *a)
@@ -303,29 +303,29 @@ void cz_fp12_cyclotomic_sqr(cz_fp12 *r, const cz_fp12 *a)
     fp4_sqr(&C0, &C1, a1, b2);
     cz_fp12 o;
     /* A' = 3A^2 - 2 conj(A): x-part 3A0 - 2a0, t-part 3A1 + 2b1 */
-    fp2i_sub(&t, &A0, a0);
-    fp2i_dbl(&t, &t);
-    fp2i_add(&o.c0.c0, &t, &A0);
-    fp2i_add(&t, &A1, b1);
-    fp2i_dbl(&t, &t);
-    fp2i_add(&o.c1.c1, &t, &A1);
+    cz_fp2_sub(&t, &A0, a0);
+    cz_fp2_dbl(&t, &t);
+    cz_fp2_add(&o.c0.c0, &t, &A0);
+    cz_fp2_add(&t, &A1, b1);
+    cz_fp2_dbl(&t, &t);
+    cz_fp2_add(&o.c1.c1, &t, &A1);
     /* B' = 3 t C^2 + 2 conj(B); t C^2 = xi C1 + C0 t:
      * x-part 3 xi C1 + 2 b0, t-part 3 C0 - 2 a2 */
     cz_fp2 xc1;
-    fp2i_mul_by_nonresidue(&xc1, &C1);
-    fp2i_add(&t, &xc1, b0);
-    fp2i_dbl(&t, &t);
-    fp2i_add(&o.c1.c0, &t, &xc1);
-    fp2i_sub(&t, &C0, a2);
-    fp2i_dbl(&t, &t);
-    fp2i_add(&o.c0.c2, &t, &C0);
+    cz_fp2_mul_by_nonresidue(&xc1, &C1);
+    cz_fp2_add(&t, &xc1, b0);
+    cz_fp2_dbl(&t, &t);
+    cz_fp2_add(&o.c1.c0, &t, &xc1);
+    cz_fp2_sub(&t, &C0, a2);
+    cz_fp2_dbl(&t, &t);
+    cz_fp2_add(&o.c0.c2, &t, &C0);
     /* C' = 3B^2 - 2 conj(C): x-part 3B0 - 2a1, t-part 3B1 + 2b2 */
-    fp2i_sub(&t, &B0, a1);
-    fp2i_dbl(&t, &t);
-    fp2i_add(&o.c0.c1, &t, &B0);
-    fp2i_add(&t, &B1, b2);
-    fp2i_dbl(&t, &t);
-    fp2i_add(&o.c1.c2, &t, &B1);
+    cz_fp2_sub(&t, &B0, a1);
+    cz_fp2_dbl(&t, &t);
+    cz_fp2_add(&o.c0.c1, &t, &B0);
+    cz_fp2_add(&t, &B1, b2);
+    cz_fp2_dbl(&t, &t);
+    cz_fp2_add(&o.c1.c2, &t, &B1);
     *r = o;
 }
 

@@ -31,6 +31,10 @@ static void join3(char *dst, size_t cap, const char *a, const char *sep, const c
 /* ---- shared constants ---------------------------------------------------- */
 static cz_fr g_pow2[256];
 static cz_fr g_minus_one;
+/* small constants ±k (k < 64) used by gadgets' LCs: saves a Montgomery
+ * conversion per term while recording */
+#define SMALL 64
+static cz_fr g_small[SMALL], g_small_neg[SMALL];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void init_consts(void)
@@ -39,6 +43,10 @@ static void init_consts(void)
     for (unsigned k = 1; k < 256; k++)
         cz_fr_dbl(&g_pow2[k], &g_pow2[k - 1]);
     cz_fr_neg(&g_minus_one, &CZ_FR_ONE);
+    for (unsigned k = 0; k < SMALL; k++) {
+        cz_fr_from_u64(&g_small[k], k);
+        cz_fr_neg(&g_small_neg[k], &g_small[k]);
+    }
 }
 
 const cz_fr *cz_fr_pow2(unsigned k)
@@ -287,6 +295,10 @@ void cz_lc_add_u64(cz_lc *lc, cz_var v, uint64_t k)
 {
     if (!lc->active)
         return;
+    if (k < SMALL) { /* the table is initialised: an active LC implies a cs */
+        cz_lc_add(lc, v, &g_small[k]);
+        return;
+    }
     cz_fr c;
     cz_fr_from_u64(&c, k);
     cz_lc_add(lc, v, &c);
@@ -296,6 +308,10 @@ void cz_lc_sub_u64(cz_lc *lc, cz_var v, uint64_t k)
 {
     if (!lc->active)
         return;
+    if (k < SMALL) {
+        cz_lc_add(lc, v, &g_small_neg[k]);
+        return;
+    }
     cz_fr c;
     cz_fr_from_u64(&c, k);
     cz_fr_neg(&c, &c);

@@ -5,7 +5,9 @@
  * Rows are independent, so each chunk of rows writes its own slice of a, b
  * and c: no synchronisation beyond the pool's join. Coefficient ids 0 and 1
  * (1 and -1, the vast majority of nonzeros in SHA-256/boolean circuits) are
- * a plain add/sub; only other coefficients cost a Montgomery multiply.
+ * a plain add/sub; other coefficients cost a Montgomery multiply unless the
+ * value is 0 or 1 (boolean witnesses: most values in SHA-256 circuits).
+ * Variable time in the witness, which is public for PoRep (DESIGN §5a).
  */
 #include <string.h>
 
@@ -16,6 +18,13 @@ typedef struct {
     const cz_fr *inp, *aux;
     cz_fr *out[3];
 } eval_job;
+
+static inline bool is_zero(const cz_fr *v) { return (v->l[0] | v->l[1] | v->l[2] | v->l[3]) == 0; }
+static inline bool is_one(const cz_fr *v)
+{
+    return v->l[0] == CZ_FR_ONE.l[0] && v->l[1] == CZ_FR_ONE.l[1] && v->l[2] == CZ_FR_ONE.l[2] &&
+           v->l[3] == CZ_FR_ONE.l[3];
+}
 
 static inline void row_dot(cz_fr *r, const cz_csr *m, const cz_fr *coeffs, const cz_fr *inp, const cz_fr *aux,
                            uint64_t j)
@@ -28,6 +37,11 @@ static inline void row_dot(cz_fr *r, const cz_csr *m, const cz_fr *coeffs, const
             cz_fr_add(&acc, &acc, v);
         } else if (id == CZ_PCE_COEF_MINUS_ONE) {
             cz_fr_sub(&acc, &acc, v);
+        } else if (is_zero(v)) {
+            /* boolean witnesses: most values are 0 or 1, so a two-way
+             * check saves the Montgomery multiply for most terms */
+        } else if (is_one(v)) {
+            cz_fr_add(&acc, &acc, &coeffs[id]);
         } else {
             cz_fr t;
             cz_fr_mul(&t, v, &coeffs[id]);

@@ -472,20 +472,36 @@ cz_status cz_pce_save(const cz_pce *p, const char *path, char *err, size_t errle
     return CZ_OK;
 }
 
-/* ---- parsing ------------------------------------------------------------- */
+/* ---- parsing -------------------------------------------------------------
+ * One parser for files and memory buffers. A file is streamed straight into
+ * the final arrays (no second copy of a multi-GB PCE), hashing as it goes;
+ * allocation happens only after the sizes the header implies have been
+ * checked against the real length, so a corrupt count cannot trigger a huge
+ * allocation. The checksum is compared before the structure is trusted. */
 typedef struct {
-    const uint8_t *p;
-    size_t left;
-} reader;
+    const uint8_t *mem; /* memory source, or NULL */
+    FILE *f;            /* file source */
+    EVP_MD_CTX *md;
+    bool io_error;
+} src;
 
-static void rd(reader *r, void *dst, size_t n)
+static bool src_read(src *s, void *dst, size_t n)
 {
-    memcpy(dst, r->p, n);
-    r->p += n;
-    r->left -= n;
+    if (n == 0)
+        return true;
+    if (s->mem) {
+        memcpy(dst, s->mem, n);
+        s->mem += n;
+    } else if (fread(dst, 1, n, s->f) != n) {
+        s->io_error = true;
+        return false;
+    }
+    if (s->md && EVP_DigestUpdate(s->md, dst, n) != 1)
+        return false;
+    return true;
 }
 
-/* a + b*c with overflow check into *acc; false on overflow */
+/* a += count·size with overflow check; false on overflow */
 static bool acc_add(uint64_t *acc, uint64_t count, uint64_t size)
 {
     if (size && count > UINT64_MAX / size)
@@ -526,73 +542,66 @@ static cz_status check_matrix(const cz_pce *p, const cz_csr *m, char name, char 
     return CZ_OK;
 }
 
-cz_status cz_pce_parse(cz_pce **out, const uint8_t *buf, size_t len, char *err, size_t errlen)
+#define READ_OR_FAIL(dst, n)                                                                                  \
+    do {                                                                                                      \
+        if (!src_read(s, (dst), (n))) {                                                                       \
+            st = s->io_error ? set_err(err, errlen, CZ_ERR_IO, "PCE read failed")                            \
+                             : set_err(err, errlen, CZ_ERR_INTERNAL, "PCE checksum: OpenSSL SHA-256 failed"); \
+            goto fail;                                                                                        \
+        }                                                                                                     \
+    } while (0)
+
+static cz_status parse_impl(cz_pce **out, src *s, uint64_t len, char *err, size_t errlen)
 {
-    if (!out || (!buf && len))
-        return set_err(err, errlen, CZ_ERR_INVALID_ARG, "cz_pce_parse: NULL argument");
     *out = NULL;
     if (len < PCE_HEADER_BYTES + 32)
-        return set_err(err, errlen, CZ_ERR_TRUNCATED, "PCE header truncated: %zu bytes, need at least %d", len,
-                       PCE_HEADER_BYTES + 32);
-    reader r = {buf, len};
-    uint8_t magic[8];
-    rd(&r, magic, 8);
-    if (memcmp(magic, PCE_MAGIC, 8) != 0)
+        return set_err(err, errlen, CZ_ERR_TRUNCATED, "PCE header truncated: %llu bytes, need at least %d",
+                       (unsigned long long)len, PCE_HEADER_BYTES + 32);
+    cz_status st = CZ_OK;
+    cz_pce *p = NULL;
+    uint8_t hdr[PCE_HEADER_BYTES];
+    READ_OR_FAIL(hdr, sizeof hdr);
+    if (memcmp(hdr, PCE_MAGIC, 8) != 0)
         return set_err(err, errlen, CZ_ERR_FORMAT, "PCE magic: not a cuzk PCE file");
     uint32_t version, flags;
-    rd(&r, &version, 4);
-    rd(&r, &flags, 4);
+    memcpy(&version, hdr + 8, 4);
+    memcpy(&flags, hdr + 12, 4);
     if (version != CZ_PCE_VERSION)
         return set_err(err, errlen, CZ_ERR_FORMAT, "PCE version: file has %u, this build reads %u", version,
                        CZ_PCE_VERSION);
     if (flags != 0)
         return set_err(err, errlen, CZ_ERR_FORMAT, "PCE flags: unknown flags 0x%x", flags);
     uint64_t c[8];
-    rd(&r, c, 64);
+    memcpy(c, hdr + 16, 64);
     uint64_t n_cons = c[0], n_circ = c[1], n_inp = c[2], n_aux = c[3], n_coef = c[4];
-    static const char *const cname[8] = {"n_constraints", "n_circuit_constraints", "n_inputs", "n_aux",
-                                         "n_coeffs", "nnz_a", "nnz_b", "nnz_c"};
     if (n_inp < 1 || n_inp > CZ_VAR_MAX_COUNT)
-        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE %s = %llu out of range", cname[2], (unsigned long long)n_inp);
+        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE n_inputs = %llu out of range", (unsigned long long)n_inp);
     if (n_aux > CZ_VAR_MAX_COUNT)
-        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE %s = %llu out of range", cname[3], (unsigned long long)n_aux);
+        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE n_aux = %llu out of range", (unsigned long long)n_aux);
     if (n_coef < 2 || n_coef > (1u << 30))
-        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE %s = %llu out of range", cname[4], (unsigned long long)n_coef);
+        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE n_coeffs = %llu out of range", (unsigned long long)n_coef);
     if (n_circ > n_cons || n_cons - n_circ != n_inp)
         return set_err(err, errlen, CZ_ERR_FORMAT, "PCE n_constraints: %llu != %llu circuit rows + %llu inputs",
                        (unsigned long long)n_cons, (unsigned long long)n_circ, (unsigned long long)n_inp);
     /* sizes implied by the header, overflow-checked, before any allocation */
     uint64_t need = PCE_HEADER_BYTES;
-    bool ok = acc_add(&need, n_coef, 32);
-    for (int k = 0; k < 3; k++) {
-        ok = ok && n_cons < UINT64_MAX && acc_add(&need, n_cons + 1, 8) && acc_add(&need, c[5 + k], 8);
-        if (ok && c[5 + k] > UINT64_MAX / 16)
-            ok = false;
-    }
+    bool ok = acc_add(&need, n_coef, 32) && n_cons < UINT64_MAX;
+    for (int k = 0; k < 3 && ok; k++)
+        ok = acc_add(&need, n_cons + 1, 8) && acc_add(&need, c[5 + k], 8);
     ok = ok && acc_add(&need, 2 * (uint64_t)words(n_aux) + words(n_inp), 8) && acc_add(&need, 1, 32);
     if (!ok)
-        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE counts overflow the file size");
+        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE counts (nnz, n_constraints) overflow the file size");
     if (need > len)
-        return set_err(err, errlen, CZ_ERR_TRUNCATED, "PCE body truncated: header implies %llu bytes, file has %zu",
-                       (unsigned long long)need, len);
+        return set_err(err, errlen, CZ_ERR_TRUNCATED,
+                       "PCE body truncated: header implies %llu bytes, file has %llu", (unsigned long long)need,
+                       (unsigned long long)len);
     if (need < len)
-        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE trailing data: header implies %llu bytes, file has %zu",
-                       (unsigned long long)need, len);
-    if (need > SIZE_MAX)
+        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE trailing data: header implies %llu bytes, file has %llu",
+                       (unsigned long long)need, (unsigned long long)len);
+    if (need > SIZE_MAX / 2)
         return set_err(err, errlen, CZ_ERR_NOMEM, "PCE too large for this address space");
-    /* checksum over everything before the last 32 bytes */
-    uint8_t sum[32];
-    unsigned slen = 32;
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    bool hok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 && EVP_DigestUpdate(md, buf, len - 32) == 1 &&
-               EVP_DigestFinal_ex(md, sum, &slen) == 1;
-    EVP_MD_CTX_free(md);
-    if (!hok)
-        return set_err(err, errlen, CZ_ERR_INTERNAL, "PCE checksum: OpenSSL SHA-256 failed");
-    if (memcmp(sum, buf + len - 32, 32) != 0)
-        return set_err(err, errlen, CZ_ERR_FORMAT, "PCE checksum mismatch: file is corrupt");
 
-    cz_pce *p = calloc(1, sizeof *p);
+    p = calloc(1, sizeof *p);
     if (!p)
         return set_err(err, errlen, CZ_ERR_NOMEM, "out of memory loading the PCE");
     p->n_constraints = n_cons;
@@ -600,86 +609,136 @@ cz_status cz_pce_parse(cz_pce **out, const uint8_t *buf, size_t len, char *err, 
     p->n_inputs = n_inp;
     p->n_aux = n_aux;
     p->n_coeffs = (uint32_t)n_coef;
-    rd(&r, p->circuit_hash, 32);
-    cz_status st = CZ_OK;
+    memcpy(p->circuit_hash, hdr + 80, 32);
+    uint8_t *cbytes = malloc((size_t)n_coef * 32);
     p->coeffs = malloc((size_t)n_coef * sizeof(cz_fr));
-    if (!p->coeffs) {
-        st = set_err(err, errlen, CZ_ERR_NOMEM, "out of memory loading the PCE coefficients");
-        goto fail;
-    }
-    for (uint64_t i = 0; i < n_coef; i++) {
-        if (cz_fr_from_bytes_le(&p->coeffs[i], r.p) != CZ_OK) {
-            st = set_err(err, errlen, CZ_ERR_NOT_CANONICAL, "PCE coeffs[%llu] is not < r", (unsigned long long)i);
-            goto fail;
-        }
-        if (cz_fr_is_zero(&p->coeffs[i])) {
-            st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE coeffs[%llu] is zero", (unsigned long long)i);
-            goto fail;
-        }
-        r.p += 32;
-        r.left -= 32;
-    }
-    cz_fr m1;
-    cz_fr_neg(&m1, &CZ_FR_ONE);
-    if (!cz_fr_eq(&p->coeffs[0], &CZ_FR_ONE) || !cz_fr_eq(&p->coeffs[1], &m1)) {
-        st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE coeffs[0..1] must be 1 and -1");
-        goto fail;
-    }
     cz_csr *m[3] = {&p->a, &p->b, &p->c};
     for (int k = 0; k < 3; k++) {
         m[k]->nnz = c[5 + k];
         m[k]->row_ptr = malloc((size_t)(n_cons + 1) * 8);
         m[k]->col = malloc(m[k]->nnz ? (size_t)m[k]->nnz * 4 : 1);
         m[k]->coef = malloc(m[k]->nnz ? (size_t)m[k]->nnz * 4 : 1);
-        if (!m[k]->row_ptr || !m[k]->col || !m[k]->coef) {
-            st = set_err(err, errlen, CZ_ERR_NOMEM, "out of memory loading the PCE matrices");
-            goto fail;
+    }
+    size_t dw[3] = {words(n_aux), words(n_aux), words(n_inp)};
+    uint64_t *dens = malloc((dw[0] + dw[1] + dw[2] + 1) * 8);
+    bool alloc_ok = cbytes && p->coeffs && dens;
+    for (int k = 0; k < 3; k++)
+        alloc_ok = alloc_ok && m[k]->row_ptr && m[k]->col && m[k]->coef;
+    if (!alloc_ok) {
+        free(cbytes);
+        free(dens);
+        cz_pce_free(p);
+        return set_err(err, errlen, CZ_ERR_NOMEM, "out of memory loading the PCE (%llu bytes)",
+                       (unsigned long long)need);
+    }
+    uint8_t stored[32], sum[32];
+    unsigned slen = 32;
+    if (!src_read(s, cbytes, (size_t)n_coef * 32))
+        goto read_fail;
+    for (int k = 0; k < 3; k++)
+        if (!src_read(s, m[k]->row_ptr, (size_t)(n_cons + 1) * 8) || !src_read(s, m[k]->col, (size_t)m[k]->nnz * 4) ||
+            !src_read(s, m[k]->coef, (size_t)m[k]->nnz * 4))
+            goto read_fail;
+    if (!src_read(s, dens, (dw[0] + dw[1] + dw[2]) * 8))
+        goto read_fail;
+    EVP_MD_CTX *md = s->md;
+    s->md = NULL; /* the checksum itself is not hashed */
+    if (!src_read(s, stored, 32))
+        goto read_fail;
+    if (EVP_DigestFinal_ex(md, sum, &slen) != 1) {
+        st = set_err(err, errlen, CZ_ERR_INTERNAL, "PCE checksum: OpenSSL SHA-256 failed");
+        goto fail_bufs;
+    }
+    if (memcmp(sum, stored, 32) != 0) {
+        st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE checksum mismatch: file is corrupt");
+        goto fail_bufs;
+    }
+    /* structure: coefficients canonical, nonzero, ids 0/1 = 1/-1 */
+    for (uint64_t i = 0; i < n_coef; i++) {
+        if (cz_fr_from_bytes_le(&p->coeffs[i], cbytes + 32 * i) != CZ_OK) {
+            st = set_err(err, errlen, CZ_ERR_NOT_CANONICAL, "PCE coeffs[%llu] is not < r", (unsigned long long)i);
+            goto fail_bufs;
         }
-        rd(&r, m[k]->row_ptr, (size_t)(n_cons + 1) * 8);
-        rd(&r, m[k]->col, (size_t)m[k]->nnz * 4);
-        rd(&r, m[k]->coef, (size_t)m[k]->nnz * 4);
+        if (cz_fr_is_zero(&p->coeffs[i])) {
+            st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE coeffs[%llu] is zero", (unsigned long long)i);
+            goto fail_bufs;
+        }
+    }
+    cz_fr m1;
+    cz_fr_neg(&m1, &CZ_FR_ONE);
+    if (!cz_fr_eq(&p->coeffs[0], &CZ_FR_ONE) || !cz_fr_eq(&p->coeffs[1], &m1)) {
+        st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE coeffs[0..1] must be 1 and -1");
+        goto fail_bufs;
+    }
+    for (int k = 0; k < 3; k++) {
         st = check_matrix(p, m[k], "ABC"[k], err, errlen);
         if (st != CZ_OK)
-            goto fail;
+            goto fail_bufs;
     }
     /* the appended input rows must be exactly x_i in A, empty in B and C */
     for (uint64_t i = 0; i < n_inp; i++) {
-        uint64_t j = n_circ + i;
-        uint64_t lo = p->a.row_ptr[j];
+        uint64_t j = n_circ + i, lo = p->a.row_ptr[j];
         if (p->a.row_ptr[j + 1] != lo + 1 || p->a.col[lo] != (uint32_t)i || p->a.coef[lo] != CZ_PCE_COEF_ONE ||
             p->b.row_ptr[j + 1] != p->b.row_ptr[j] || p->c.row_ptr[j + 1] != p->c.row_ptr[j]) {
             st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE appended input row %llu is not x_i * 0 = 0",
                          (unsigned long long)i);
-            goto fail;
+            goto fail_bufs;
         }
     }
     st = cz_pce_compute_density(p);
     if (st != CZ_OK) {
         set_err(err, errlen, st, "out of memory computing the PCE density");
-        goto fail;
+        goto fail_bufs;
     }
-    const uint64_t *dens[3] = {p->dens_a_aux, p->dens_b_aux, p->dens_b_input};
+    const uint64_t *want[3] = {p->dens_a_aux, p->dens_b_aux, p->dens_b_input};
     static const char *const dname[3] = {"dens_a_aux", "dens_b_aux", "dens_b_input"};
-    size_t dw[3] = {words(n_aux), words(n_aux), words(n_inp)};
-    for (int k = 0; k < 3; k++) {
-        if (memcmp(r.p, dens[k], dw[k] * 8) != 0) {
+    for (int k = 0, off = 0; k < 3; off += (int)dw[k], k++) {
+        if (memcmp(dens + off, want[k], dw[k] * 8) != 0) {
             st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE %s does not match the matrices", dname[k]);
-            goto fail;
+            goto fail_bufs;
         }
-        r.p += dw[k] * 8;
-        r.left -= dw[k] * 8;
     }
     uint8_t h[32];
     cz_pce_compute_hash(p, h);
     if (memcmp(h, p->circuit_hash, 32) != 0) {
         st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE circuit_hash does not match the matrices");
-        goto fail;
+        goto fail_bufs;
     }
+    free(cbytes);
+    free(dens);
     *out = p;
     return CZ_OK;
+read_fail:
+    st = s->io_error ? set_err(err, errlen, CZ_ERR_IO, "PCE read failed (file changed while loading?)")
+                     : set_err(err, errlen, CZ_ERR_INTERNAL, "PCE checksum: OpenSSL SHA-256 failed");
+fail_bufs:
+    free(cbytes);
+    free(dens);
 fail:
     cz_pce_free(p);
     return st;
+}
+
+static cz_status parse_with_md(cz_pce **out, src *s, uint64_t len, char *err, size_t errlen)
+{
+    s->md = EVP_MD_CTX_new();
+    if (!s->md || EVP_DigestInit_ex(s->md, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(s->md);
+        return set_err(err, errlen, CZ_ERR_INTERNAL, "PCE checksum: OpenSSL SHA-256 unavailable");
+    }
+    EVP_MD_CTX *md = s->md; /* parse_impl detaches it before reading the checksum */
+    cz_status st = parse_impl(out, s, len, err, errlen);
+    EVP_MD_CTX_free(md);
+    return st;
+}
+
+cz_status cz_pce_parse(cz_pce **out, const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    if (!out || (!buf && len))
+        return set_err(err, errlen, CZ_ERR_INVALID_ARG, "cz_pce_parse: NULL argument");
+    *out = NULL;
+    src s = {buf ? buf : (const uint8_t *)"", NULL, NULL, false};
+    return parse_with_md(out, &s, len, err, errlen);
 }
 
 cz_status cz_pce_load(cz_pce **out, const char *path, char *err, size_t errlen)
@@ -690,31 +749,18 @@ cz_status cz_pce_load(cz_pce **out, const char *path, char *err, size_t errlen)
     FILE *f = fopen(path, "rb");
     if (!f)
         return set_err(err, errlen, CZ_ERR_IO, "cannot open %s: %s", path, strerror(errno));
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    cz_status st = CZ_OK;
-    if (fseek(f, 0, SEEK_END) != 0) {
+    cz_status st;
+    if (fseeko(f, 0, SEEK_END) != 0) {
         st = set_err(err, errlen, CZ_ERR_IO, "cannot seek %s: %s", path, strerror(errno));
-        goto done;
+    } else {
+        off_t sz = ftello(f);
+        if (sz < 0 || fseeko(f, 0, SEEK_SET) != 0) {
+            st = set_err(err, errlen, CZ_ERR_IO, "cannot size %s: %s", path, strerror(errno));
+        } else {
+            src s = {NULL, f, NULL, false};
+            st = parse_with_md(out, &s, (uint64_t)sz, err, errlen);
+        }
     }
-    long sz = ftell(f);
-    if (sz < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        st = set_err(err, errlen, CZ_ERR_IO, "cannot size %s: %s", path, strerror(errno));
-        goto done;
-    }
-    len = (size_t)sz;
-    buf = malloc(len ? len : 1);
-    if (!buf) {
-        st = set_err(err, errlen, CZ_ERR_NOMEM, "out of memory reading %s (%zu bytes)", path, len);
-        goto done;
-    }
-    if (fread(buf, 1, len, f) != len) {
-        st = set_err(err, errlen, CZ_ERR_IO, "reading %s failed", path);
-        goto done;
-    }
-    st = cz_pce_parse(out, buf, len, err, errlen);
-done:
-    free(buf);
     fclose(f);
     return st;
 }

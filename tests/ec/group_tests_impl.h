@@ -179,6 +179,22 @@ static void TN(laws)(void **state)
         assert_true(GF(_jac_eq)(&u, &q));
         GF(_jac_add_affine)(&u, &p, &oa);            /* P + O */
         assert_true(GF(_jac_eq)(&u, &p));
+        /* the _var additions agree with the complete ones on every case */
+        {
+            const TN(t_jac) *ops[] = {&p, &q, &ps, &np, &o};
+            for (int i = 0; i < 5; i++)
+                for (int j = 0; j < 5; j++) {
+                    TN(t_aff) bj;
+                    GF(_jac_add)(&u, ops[i], ops[j]);
+                    GF(_jac_add_var)(&v, ops[i], ops[j]);
+                    assert_true(GF(_jac_eq)(&u, &v));
+                    GF(_jac_to_affine)(&bj, ops[j]);
+                    GF(_jac_add_affine)(&u, ops[i], &bj);
+                    assert_true(GF(_jac_eq)(&u, &v));
+                    GF(_jac_add_affine_var)(&u, ops[i], &bj);
+                    assert_true(GF(_jac_eq)(&u, &v));
+                }
+        }
         /* jac <-> affine round trip */
         GF(_jac_from_affine)(&u, &pa);
         assert_true(GF(_jac_eq)(&u, &p));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "testutil.h"
 #include "fake_backend.h"
 
 #ifdef CUZK_SANITIZED

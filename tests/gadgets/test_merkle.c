@@ -48,6 +48,18 @@ static bool flip_bit(cz_fr *x, unsigned bit)
     return cz_fr_from_bytes_le(x, b) == CZ_OK;
 }
 
+/* Flips a random bit below 254 that keeps the value < r. */
+static void flip_random_bit(cz_fr *x)
+{
+    for (;;) {
+        cz_fr y = *x;
+        if (flip_bit(&y, (unsigned)(cz_rng_u64() % 254))) {
+            *x = y;
+            return;
+        }
+    }
+}
+
 static uint64_t ipow(unsigned a, unsigned d)
 {
     uint64_t n = 1;
@@ -148,15 +160,15 @@ static void native_trees(void **state)
             /* wrong index, wrong leaf, wrong path element, wrong root */
             assert_false(cz_merkle_verify(h, a, depth, &leaves[i], (i + 1) % n, path, root));
             cz_fr bad = leaves[i];
-            assert_true(flip_bit(&bad, (unsigned)(cz_rng_u64() % 254)));
+            flip_random_bit(&bad);
             assert_false(cz_merkle_verify(h, a, depth, &bad, i, path, root));
             size_t e = (size_t)(cz_rng_u64() % (depth * (a - 1)));
             cz_fr saved = path[e];
-            assert_true(flip_bit(&path[e], (unsigned)(cz_rng_u64() % 254)));
+            flip_random_bit(&path[e]);
             assert_false(cz_merkle_verify(h, a, depth, &leaves[i], i, path, root));
             path[e] = saved;
             bad = *root;
-            assert_true(flip_bit(&bad, 0));
+            flip_random_bit(&bad);
             assert_false(cz_merkle_verify(h, a, depth, &leaves[i], i, path, &bad));
             assert_false(cz_merkle_verify(h, a, depth, &leaves[i], n, path, root));
         }
@@ -362,6 +374,30 @@ static void inclusion_sha256(void **state)
     fprintf(stderr, "    SHA-256 binary:    %zu per level\n", (total - 1) / depth);
 }
 
+/* The recorded circuit does not depend on leaf, path, index or root. */
+static void inclusion_shape_is_data_independent(void **state)
+{
+    (void)state;
+    static const struct {
+        cz_merkle_hash h;
+        unsigned a, depth;
+    } shapes[] = {{CZ_MERKLE_POSEIDON, 2, 3}, {CZ_MERKLE_POSEIDON, 8, 2}, {CZ_MERKLE_SHA256, 2, 1}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        cz_pce *p1 = NULL, *p2 = NULL;
+        cz_witness w;
+        incl_ctx c;
+        incl_ctx_random(&c, shapes[k].h, shapes[k].a, shapes[k].depth);
+        assert_int_equal(cz_pce_record(&p1, incl_synth, &c, &w), CZ_OK);
+        cz_witness_free(&w);
+        incl_ctx_random(&c, shapes[k].h, shapes[k].a, shapes[k].depth);
+        c.index = ipow(shapes[k].a, shapes[k].depth) - 1 - c.index % 2;  /* other bits */
+        assert_int_equal(cz_pce_record(&p2, incl_synth, &c, NULL), CZ_OK);
+        assert_memory_equal(p1->circuit_hash, p2->circuit_hash, 32);
+        cz_pce_free(p1);
+        cz_pce_free(p2);
+    }
+}
+
 /* Tree building speed (printed, not asserted). */
 static void build_speed(void **state)
 {
@@ -410,6 +446,7 @@ int main(void)
         cmocka_unit_test(build_rejects_bad_input),
         cmocka_unit_test(inclusion_poseidon),
         cmocka_unit_test(inclusion_sha256),
+        cmocka_unit_test(inclusion_shape_is_data_independent),
         cmocka_unit_test(build_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -406,6 +406,29 @@ static void gadget_rejects_tampering(void **state)
     }
 }
 
+/* The recorded circuit does not depend on the values (a Groth16 circuit
+ * must be one fixed R1CS): two recordings with different inputs hash alike. */
+static void gadget_shape_is_data_independent(void **state)
+{
+    (void)state;
+    static const unsigned ts[] = {3, 9};
+    for (size_t k = 0; k < 2; k++)
+        for (int hash = 0; hash < 2; hash++) {
+            cz_pce *p1 = NULL, *p2 = NULL;
+            perm_ctx c;
+            cz_witness w;
+            perm_ctx_random(&c, ts[k], hash);
+            assert_int_equal(cz_pce_record(&p1, perm_synth, &c, &w), CZ_OK);
+            cz_witness_free(&w);
+            perm_ctx_random(&c, ts[k], hash);
+            assert_int_equal(cz_pce_record(&p2, perm_synth, &c, &w), CZ_OK);
+            cz_witness_free(&w);
+            assert_memory_equal(p1->circuit_hash, p2->circuit_hash, 32);
+            cz_pce_free(p1);
+            cz_pce_free(p2);
+        }
+}
+
 static void gadget_constraint_counts(void **state)
 {
     (void)state;
@@ -443,6 +466,7 @@ int main(void)
         cmocka_unit_test(hash_convention),
         cmocka_unit_test(gadget_equals_native),
         cmocka_unit_test(gadget_rejects_tampering),
+        cmocka_unit_test(gadget_shape_is_data_independent),
         cmocka_unit_test(gadget_constraint_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
  */
 #include "testutil.h"
 #include "cuzk/pairing.h"
+#include "pairing/pairing_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +292,37 @@ static void final_exp_exact_body(void **state)
     }
 }
 
+/* Both ways of raising to |x| in the final exponentiation against
+ * cz_fp12_pow, on cyclotomic elements; and the degenerate input 1. */
+static void exp_by_x_body(void **state)
+{
+    (void)state;
+    const uint64_t xabs = 0xd201000000010000ULL;
+    for (int it = 0; it < EXP_ITERS; it++) {
+        cz_fp12 f, g, t, want, got;
+        cz_fp *c = (cz_fp *)&f;
+        for (int i = 0; i < 12; i++) cz_rng_fp(&c[i]);
+        /* g = f^((p^6 - 1)(p^2 + 1)) lies in the cyclotomic subgroup */
+        cz_fp12_inv(&t, &f);
+        cz_fp12_conj(&g, &f);
+        cz_fp12_mul(&g, &g, &t);
+        cz_fp12_frobenius(&t, &g, 2);
+        cz_fp12_mul(&g, &t, &g);
+        cz_fp12_pow(&want, &g, &xabs, 1);
+        for (int m = 0; m <= 2; m++) {
+            assert_true(cz__pairing_cyc_exp_xabs(&got, &g, m));
+            assert_true(cz_fp12_eq(&got, &want));
+        }
+    }
+    cz_fp12 one, got;
+    cz_fp12_set_one(&one);
+    assert_false(cz__pairing_cyc_exp_xabs(&got, &one, 2)); /* degenerate */
+    assert_true(cz__pairing_cyc_exp_xabs(&got, &one, 0));
+    assert_true(cz_fp12_is_one(&got));
+    cz_final_exp(&got, &one);
+    assert_true(cz_fp12_is_one(&got));
+}
+
 /* ---- laws ------------------------------------------------------------------- */
 
 static void bilinearity_body(void **state)
@@ -474,6 +506,7 @@ BOTH(generator_pairing)
 BOTH(pairings_json)
 BOTH(noble_json)
 BOTH(final_exp_exact)
+BOTH(exp_by_x)
 BOTH(bilinearity)
 BOTH(infinity)
 BOTH(multi)
@@ -486,6 +519,7 @@ int main(void)
         cmocka_unit_test(pairings_json),
         cmocka_unit_test(noble_json),
         cmocka_unit_test(final_exp_exact),
+        cmocka_unit_test(exp_by_x),
         cmocka_unit_test(bilinearity),
         cmocka_unit_test(infinity),
         cmocka_unit_test(multi),

@@ -359,14 +359,14 @@ static void test_pce_file(void **state)
     char err[256];
     assert_int_equal(cz_pce_save(p, path, err, sizeof err), CZ_OK);
     cz_pce *q = NULL;
-    assert_int_equal(cz_pce_load(&q, path, err, sizeof err), CZ_OK);
+    cz_status lst = cz_pce_load(&q, path, err, sizeof err);
+    if (lst != CZ_OK)
+        fail_msg("load: %s", err);
     pce_equal(p, q);
     cz_pce_free(q);
     size_t len;
     uint8_t *buf = cz_read_file(path, &len);
     assert_int_equal(len, cz_pce_file_size(p));
-    remove(path);
-    assert_int_equal(cz_pce_load(&q, path, err, sizeof err), CZ_ERR_IO);
 
     uint8_t *t = malloc(len);
     /* truncation: header, body, checksum */
@@ -437,6 +437,23 @@ static void test_pce_file(void **state)
     memcpy(t, buf, len);
     memset(t + 16 + 40, 0xff, 8); /* nnz_a huge: overflow, no allocation */
     expect_parse(t, len, CZ_ERR_FORMAT, "overflow");
+    /* the same checks through the file loader (streamed reads) */
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, len - 5, f), len - 5);
+    fclose(f);
+    assert_int_equal(cz_pce_load(&q, path, err, sizeof err), CZ_ERR_TRUNCATED);
+    assert_null(q);
+    memcpy(t, buf, len);
+    t[len / 2] ^= 4;
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(t, 1, len, f), len);
+    fclose(f);
+    assert_int_equal(cz_pce_load(&q, path, err, sizeof err), CZ_ERR_FORMAT);
+    assert_non_null(strstr(err, "checksum"));
+    remove(path);
+    assert_int_equal(cz_pce_load(&q, path, err, sizeof err), CZ_ERR_IO);
     /* the original still parses */
     assert_int_equal(cz_pce_parse(&q, buf, len, err, sizeof err), CZ_OK);
     pce_equal(p, q);

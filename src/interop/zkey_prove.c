@@ -1,0 +1,228 @@
+/* snarkjs-compatible Groth16 prover over a .zkey (see cuzk/snarkjs.h). */
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+#include "cuzk/snarkjs.h"
+#include "interop_internal.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+cz_status cz_snarkjs_zkey_vk(cz_groth16_vk *vk, const cz_snarkjs_zkey *z)
+{
+    memset(vk, 0, sizeof *vk);
+    vk->alpha_g1 = z->alpha1;
+    vk->beta_g1 = z->beta1;
+    vk->delta_g1 = z->delta1;
+    vk->beta_g2 = z->beta2;
+    vk->gamma_g2 = z->gamma2;
+    vk->delta_g2 = z->delta2;
+    vk->n_ic = (size_t)z->n_public + 1;
+    vk->ic = malloc(vk->n_ic * sizeof *vk->ic);
+    if (!vk->ic) return CZ_ERR_NOMEM;
+    memcpy(vk->ic, z->ic, vk->n_ic * sizeof *vk->ic);
+    return CZ_OK;
+}
+
+cz_status cz_snarkjs_vk_to_groth16(cz_groth16_vk *vk, const cz_snarkjs_vk *in)
+{
+    memset(vk, 0, sizeof *vk);
+    vk->alpha_g1 = in->alpha1;
+    vk->beta_g2 = in->beta2;
+    vk->gamma_g2 = in->gamma2;
+    vk->delta_g2 = in->delta2;
+    vk->n_ic = in->n_public + 1;
+    vk->ic = malloc(vk->n_ic * sizeof *vk->ic);
+    if (!vk->ic) return CZ_ERR_NOMEM;
+    memcpy(vk->ic, in->ic, vk->n_ic * sizeof *vk->ic);
+    return CZ_OK;
+}
+
+/*
+ * snarkjs (ffjavascript) builds its roots of unity from the smallest
+ * quadratic non-residue, 5: w'_k = 5^((r-1)/2^k); cuzk's are 7-based. Both
+ * are primitive, so w'_32 = w_32^K for an odd K, and then w'_n = w_n^K and
+ * w'_2n = w_2n^K (K mod n, resp. mod 2n). snarkjs's constraint i lives at
+ * the point w'_n^i = w_n^(K·i): its value goes to our index K·i mod n. Its
+ * H point i belongs to w'_2n^(2i+1) = w_2n^(K(2i+1)), which is our odd-coset
+ * index (K(2i+1) - 1)/2 mod n. K is found once by Pohlig–Hellman in the
+ * 2-group (32 steps).
+ */
+uint64_t cz__snarkjs_root_exponent(void)
+{
+    static _Atomic uint64_t cached;
+    uint64_t k = cached;
+    if (k) return k;
+    /* t = (r - 1) / 2^32 */
+    uint64_t t[4];
+    memcpy(t, CZ_FR_MODULUS, sizeof t);
+    t[0] -= 1;
+    for (int i = 0; i < 4; i++) t[i] = (t[i] >> 32) | (i < 3 ? t[i + 1] << 32 : 0);
+    cz_fr five, w5, w7, w7inv, x;
+    cz_fr_from_u64(&five, 5);
+    cz_fr_pow(&w5, &five, t, 4);
+    cz_fr_root_of_unity(&w7, 32);
+    cz_fr_inv(&w7inv, &w7);
+    /* find k with w7^k = w5, bit by bit: (w5·w7^-k)^(2^(31-b)) = 1 iff bit b of the rest is 0 */
+    k = 0;
+    cz_fr w7inv_pow = w7inv; /* w7^-(2^b) */
+    cz_fr acc = w5;          /* w5 · w7^-k */
+    for (int b = 0; b < 32; b++) {
+        x = acc;
+        for (int j = 0; j < 31 - b; j++) cz_fr_sqr(&x, &x);
+        if (!cz_fr_is_one(&x)) {
+            k |= 1ULL << b;
+            cz_fr_mul(&acc, &acc, &w7inv_pow);
+        }
+        cz_fr_sqr(&w7inv_pow, &w7inv_pow);
+    }
+    cached = k;
+    return k;
+}
+
+/* x <- evaluations of (the polynomial interpolated by x on <w_n>) on the
+ * odd coset w_2n·<w_n>: iNTT, scale coefficient i by w_2n^i, NTT. */
+static void to_odd_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, size_t n, const cz_fr *w2n)
+{
+    cz_ntt_inverse(pool, d, x);
+    cz_fr s = CZ_FR_ONE;
+    for (size_t i = 0; i < n; i++) {
+        cz_fr_mul(&x[i], &x[i], &s);
+        cz_fr_mul(&s, &s, w2n);
+    }
+    cz_ntt_forward(pool, d, x);
+}
+
+cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_fr *w, size_t n,
+                           cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err)
+{
+    if (n != z->n_vars)
+        return cz_err(err, CZ_ERR_MISMATCH, "prove: witness has %zu values, the zkey expects nVars = %u", n,
+                      z->n_vars);
+    if (!cz_fr_is_one(&w[0]))
+        return cz_err(err, CZ_ERR_UNSATISFIED, "prove: witness value 0 (the constant one) is not 1");
+    size_t dn = z->domain_size;
+    unsigned logn = 0;
+    while (((size_t)1 << logn) < dn) logn++;
+    if (logn + 1 > 32) return cz_err(err, CZ_ERR_UNSUPPORTED, "prove: domain 2^%u too large", logn);
+    cz_status st = CZ_OK;
+    cz_ntt_domain *d = NULL;
+    cz_fr *a = calloc(dn, sizeof *a), *b = calloc(dn, sizeof *b), *c = malloc(dn * sizeof *c);
+    cz_scalar *ws = malloc(n * sizeof *ws);
+    if (!a || !b || !c || !ws) {
+        st = cz_err(err, CZ_ERR_NOMEM, "prove: out of memory for domain %zu", dn);
+        goto done;
+    }
+    if ((st = cz_ntt_domain_create(&d, logn, pool)) != CZ_OK) {
+        st = cz_err(err, st, "prove: NTT domain 2^%u: %s", logn, cz_status_str(st));
+        goto done;
+    }
+    const uint64_t K = cz__snarkjs_root_exponent(), mask = dn - 1;
+    for (size_t i = 0; i < z->n_coefs; i++) {
+        const cz_zkey_coef *k = &z->coefs[i];
+        cz_fr t;
+        cz_fr_mul(&t, &k->value, &w[k->signal]);
+        cz_fr *dst = k->matrix ? b : a;
+        size_t j = (size_t)((K * k->constraint) & mask);
+        cz_fr_add(&dst[j], &dst[j], &t);
+    }
+    for (size_t i = 0; i < dn; i++) cz_fr_mul(&c[i], &a[i], &b[i]);
+    cz_fr w2n;
+    cz_fr_root_of_unity(&w2n, logn + 1);
+    to_odd_coset(pool, d, a, dn, &w2n);
+    to_odd_coset(pool, d, b, dn, &w2n);
+    to_odd_coset(pool, d, c, dn, &w2n);
+    for (size_t i = 0; i < dn; i++) {
+        cz_fr_mul(&a[i], &a[i], &b[i]);
+        cz_fr_sub(&a[i], &a[i], &c[i]);
+    }
+    /* gather into snarkjs's H order (b is free scratch now) */
+    for (size_t i = 0; i < dn; i++) b[i] = a[(size_t)(((K * (2 * (uint64_t)i + 1)) & (2 * mask + 1)) >> 1)];
+    cz_scalar *hs = (cz_scalar *)b;
+    cz_msm_scalars_from_fr(hs, b, dn, pool);
+    cz_msm_scalars_from_fr(ws, w, n, pool);
+
+    cz_g1_jac pa, pb1, pc, ph, t1;
+    cz_g2_jac pb;
+    size_t npriv = (size_t)z->n_vars - z->n_public - 1;
+    if ((st = cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) != CZ_OK ||
+        (st = cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) != CZ_OK ||
+        (st = cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) != CZ_OK ||
+        (st = cz_msm_g1(&pc, z->c, ws + z->n_public + 1, npriv, pool, NULL)) != CZ_OK ||
+        (st = cz_msm_g1(&ph, z->h, hs, dn, pool, NULL)) != CZ_OK) {
+        st = cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));
+        goto done;
+    }
+
+    cz_fr rs[3];
+    if (test_rs) {
+        rs[0] = test_rs[0];
+        rs[1] = test_rs[1];
+    } else if ((st = cz_fr_random(&rs[0])) != CZ_OK || (st = cz_fr_random(&rs[1])) != CZ_OK) {
+        st = cz_err(err, st, "prove: cannot read the OS random number generator");
+        goto done;
+    }
+    cz_fr_mul(&rs[2], &rs[0], &rs[1]);
+    cz_scalar r, s, rsk;
+    cz_scalar_from_fr(&r, &rs[0]);
+    cz_scalar_from_fr(&s, &rs[1]);
+    cz_scalar_from_fr(&rsk, &rs[2]);
+    cz_g1_jac d1;
+    cz_g2_jac d2, t2;
+    cz_g1_jac_from_affine(&d1, &z->delta1);
+    cz_g2_jac_from_affine(&d2, &z->delta2);
+    /* pi_a = A + alpha1 + r delta1 */
+    cz_g1_jac_add_affine(&pa, &pa, &z->alpha1);
+    cz_g1_jac_mul_ct(&t1, &d1, &r);
+    cz_g1_jac_add(&pa, &pa, &t1);
+    /* pi_b = B2 + beta2 + s delta2 */
+    cz_g2_jac_add_affine(&pb, &pb, &z->beta2);
+    cz_g2_jac_mul_ct(&t2, &d2, &s);
+    cz_g2_jac_add(&pb, &pb, &t2);
+    /* pib1 = B1 + beta1 + s delta1 */
+    cz_g1_jac_add_affine(&pb1, &pb1, &z->beta1);
+    cz_g1_jac_mul_ct(&t1, &d1, &s);
+    cz_g1_jac_add(&pb1, &pb1, &t1);
+    /* pi_c = C + H + s pi_a + r pib1 - r s delta1 */
+    cz_g1_jac_add(&pc, &pc, &ph);
+    cz_g1_jac_mul_ct(&t1, &pa, &s);
+    cz_g1_jac_add(&pc, &pc, &t1);
+    cz_g1_jac_mul_ct(&t1, &pb1, &r);
+    cz_g1_jac_add(&pc, &pc, &t1);
+    cz_g1_jac_mul_ct(&t1, &d1, &rsk);
+    cz_g1_jac_neg(&t1, &t1);
+    cz_g1_jac_add(&pc, &pc, &t1);
+    cz_g1_jac_to_affine(&proof->a, &pa);
+    cz_g2_jac_to_affine(&proof->b, &pb);
+    cz_g1_jac_to_affine(&proof->c, &pc);
+    explicit_bzero(rs, sizeof rs);
+    explicit_bzero(&r, sizeof r);
+    explicit_bzero(&s, sizeof s);
+    explicit_bzero(&rsk, sizeof rsk);
+    explicit_bzero(&t1, sizeof t1);
+    explicit_bzero(&t2, sizeof t2);
+
+    /* self-verification: the zkey has no C matrix to check the witness */
+    cz_groth16_vk vk;
+    cz_groth16_pvk *pvk = NULL;
+    if ((st = cz_snarkjs_zkey_vk(&vk, z)) != CZ_OK || (st = cz_groth16_pvk_create(&pvk, &vk)) != CZ_OK) {
+        free(vk.ic);
+        st = cz_err(err, st, "prove: cannot prepare the verifying key");
+        goto done;
+    }
+    cz_groth16_proof pr = {proof->a, proof->b, proof->c};
+    st = cz_groth16_verify(pvk, &pr, w + 1, z->n_public, NULL);
+    cz_groth16_pvk_free(pvk);
+    free(vk.ic);
+    if (st == CZ_ERR_UNSATISFIED)
+        st = cz_err(err, CZ_ERR_UNSATISFIED, "prove: witness does not satisfy the circuit (self-verification "
+                                             "failed; pass the .r1cs to find the failing constraint)");
+    else if (st != CZ_OK)
+        st = cz_err(err, st, "prove: self-verification: %s", cz_status_str(st));
+done:
+    cz_ntt_domain_free(d);
+    free(a);
+    free(b);
+    free(c);
+    free(ws);
+    return st;
+}

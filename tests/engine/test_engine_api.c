@@ -1,0 +1,382 @@
+/*
+ * Engine API contracts: refusal at submission (budget, with the numbers;
+ * unknown circuit; bad arguments), idempotent request ids and their reuse
+ * after pruning, result retention by time and count, the parameter manager
+ * (preload, evict, busy, eviction under pressure with and without a minimum
+ * idle time), and observability outputs (timeline events, Prometheus text,
+ * status JSON, partition records, Chrome trace).
+ */
+#include <pthread.h>
+#include "etest.h"
+
+#define PB 24
+
+static void test_refusal_at_submission(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    fake_add_circuit(&f, "big", 600, 300, 200, PB);
+    fake_add_circuit(&f, "ok", 600, 300, 100, PB);
+    cz_engine_config c;
+    et_config(&c, &f);
+    c.memory_budget = 1000;
+    cz_engine *e = et_create(&c);
+    cz_job_request rq = {.circuit_id = "big", .payload = "x", .payload_len = 1, .num_partitions = 1};
+    cz_job_id id = 123;
+    char msg[512];
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_ERR_BUDGET);
+    assert_int_equal(id, 0);
+    fprintf(stderr, "refusal: %s\n", msg);
+    assert_non_null(strstr(msg, "500 bytes (a/b/c 300 + rest 200)"));
+    assert_non_null(strstr(msg, "600 bytes of parameters = 1100 bytes"));
+    assert_non_null(strstr(msg, "budget is 1000 bytes"));
+    rq.circuit_id = "ok"; /* exactly the budget: accepted and proved */
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_OK);
+    assert_int_equal(et_await_check(e, id, "x", PB), CZ_JOB_DONE);
+
+    rq.circuit_id = "nope";
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_ERR_NOT_FOUND);
+    assert_non_null(strstr(msg, "unknown circuit 'nope'"));
+    rq.circuit_id = "ok";
+    rq.num_partitions = 0;
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_ERR_INVALID_ARG);
+    rq.num_partitions = 1;
+    rq.priority = (cz_priority)7;
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_ERR_INVALID_ARG);
+    rq.priority = CZ_PRIO_LOW;
+    rq.payload = NULL;
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_ERR_INVALID_ARG);
+    rq.payload_len = 0; /* empty payload is fine */
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_OK);
+    assert_int_equal(et_await_check(e, id, "", PB), CZ_JOB_DONE);
+    rq.circuit_id = "";
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_ERR_INVALID_ARG);
+
+    cz_engine_status st;
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.jobs_submitted, 2);
+    assert_int_equal(st.jobs_refused, 2); /* budget + unknown circuit */
+    et_check_idle(e, &f);
+    cz_engine_destroy(e);
+    fake_destroy(&f);
+
+    /* bad configurations */
+    et_config(&c, &f);
+    c.partition_workers = 0;
+    cz_engine *bad = NULL;
+    assert_int_equal(cz_engine_create(&bad, &c, msg, sizeof msg), CZ_ERR_INVALID_ARG);
+    assert_null(bad);
+    et_config(&c, &f);
+    c.backend.synthesize = NULL;
+    assert_int_equal(cz_engine_create(&bad, &c, msg, sizeof msg), CZ_ERR_INVALID_ARG);
+    et_config(&c, &f);
+    c.memory_budget = 0;
+    c.memory_safety_margin = UINT64_MAX / 2; /* auto budget: MemTotal - margin < 0 */
+    assert_int_equal(cz_engine_create(&bad, &c, msg, sizeof msg), CZ_ERR_BUDGET);
+    assert_non_null(strstr(msg, "MemTotal"));
+    et_config(&c, &f);
+    c.memory_budget = 0; /* auto with the default 5 GiB margin */
+    c.memory_safety_margin = 1u << 20;
+    assert_int_equal(cz_engine_create(&bad, &c, msg, sizeof msg), CZ_OK);
+    assert_true(cz_engine_budget(bad) > 0);
+    cz_engine_destroy(bad);
+
+    cz_priority p;
+    assert_int_equal(cz_priority_parse("Critical", &p), CZ_OK);
+    assert_int_equal(p, CZ_PRIO_CRITICAL);
+    assert_int_equal(cz_priority_parse("urgent", &p), CZ_ERR_INVALID_ARG);
+    assert_string_equal(cz_priority_str(CZ_PRIO_HIGH), "high");
+    assert_string_equal(cz_job_state_str(CZ_JOB_FAILED), "failed");
+}
+
+static void test_idempotent_request_ids(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    fake_add_circuit(&f, "c", 100, 10, 10, PB);
+    cz_engine_config c;
+    et_config(&c, &f);
+    c.start_paused = true;
+    cz_engine *e = et_create(&c);
+    cz_job_request rq = {.circuit_id = "c", .payload = "alpha", .payload_len = 5,
+                         .num_partitions = 2, .request_id = "req-1"};
+    cz_job_id a, b;
+    bool ex;
+    char msg[512];
+    assert_int_equal(cz_engine_submit(e, &rq, &a, &ex, msg, sizeof msg), CZ_OK);
+    assert_false(ex);
+    rq.priority = CZ_PRIO_HIGH; /* priority is not part of the key */
+    assert_int_equal(cz_engine_submit(e, &rq, &b, &ex, msg, sizeof msg), CZ_OK);
+    assert_true(ex);
+    assert_int_equal(a, b);
+    rq.payload = "alphb";
+    assert_int_equal(cz_engine_submit(e, &rq, &b, &ex, msg, sizeof msg), CZ_ERR_BUSY);
+    assert_non_null(strstr(msg, "request id 'req-1' is in use by job"));
+    rq.payload = "alpha";
+    rq.num_partitions = 3;
+    assert_int_equal(cz_engine_submit(e, &rq, &b, &ex, msg, sizeof msg), CZ_ERR_BUSY);
+    rq.num_partitions = 2;
+    cz_engine_resume(e);
+    assert_int_equal(et_await_check(e, a, "alpha", PB), CZ_JOB_DONE);
+    /* retained result: the same request still maps to the finished job */
+    assert_int_equal(cz_engine_submit(e, &rq, &b, &ex, msg, sizeof msg), CZ_OK);
+    assert_true(ex);
+    assert_int_equal(a, b);
+    cz_engine_destroy(e);
+
+    /* retention 0 ms: pruned at once, the id may be reused with anything */
+    et_config(&c, &f);
+    c.result_retention_ms = 0;
+    e = et_create(&c);
+    assert_int_equal(cz_engine_submit(e, &rq, &a, &ex, msg, sizeof msg), CZ_OK);
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
+    cz_job_result r;
+    assert_int_equal(cz_engine_await(e, a, 100, &r), CZ_ERR_NOT_FOUND); /* pruned */
+    rq.payload = "beta";
+    rq.payload_len = 4;
+    assert_int_equal(cz_engine_submit(e, &rq, &b, &ex, msg, sizeof msg), CZ_OK);
+    assert_false(ex);
+    assert_true(b != a);
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
+    cz_engine_destroy(e);
+
+    /* retention by count: only the newest N finished jobs stay */
+    et_config(&c, &f);
+    c.result_retention_count = 3;
+    e = et_create(&c);
+    cz_job_id ids[8];
+    for (int i = 0; i < 8; i++) {
+        ids[i] = et_submit(e, "c", "p", 1, CZ_PRIO_NORMAL, NULL);
+        assert_int_equal(et_await_check(e, ids[i], "p", PB), CZ_JOB_DONE);
+    }
+    int found = 0;
+    for (int i = 0; i < 8; i++)
+        found += cz_engine_job_info(e, ids[i], &r) == CZ_OK;
+    assert_int_equal(found, 3);
+    assert_int_equal(cz_engine_job_info(e, ids[7], &r), CZ_OK);
+    assert_int_equal(cz_engine_job_info(e, ids[0], &r), CZ_ERR_NOT_FOUND);
+    cz_engine_destroy(e);
+    fake_destroy(&f);
+}
+
+static void test_params_manager(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    fake_add_circuit(&f, "A", 500, 100, 50, PB);
+    fake_add_circuit(&f, "B", 500, 100, 50, PB);
+    fake_add_circuit(&f, "C", 900, 50, 50, PB);
+    cz_engine_config c;
+    et_config(&c, &f);
+    c.memory_budget = 1200; /* A + B fit (1000), A + B + partition does not */
+    c.eviction_min_idle_ms = 0;
+    cz_engine *e = et_create(&c);
+    char msg[512];
+    cz_engine_status st;
+
+    assert_int_equal(cz_engine_preload(e, "A", msg, sizeof msg), CZ_OK);
+    assert_int_equal(cz_engine_preload(e, "A", msg, sizeof msg), CZ_OK); /* already resident */
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.budget_used, 500);
+    assert_int_equal(st.params_resident, 1);
+    assert_int_equal(f.loads, 1);
+    assert_int_equal(cz_engine_evict(e, "A", msg, sizeof msg), CZ_OK);
+    assert_int_equal(cz_engine_evict(e, "A", msg, sizeof msg), CZ_ERR_NOT_FOUND);
+    assert_int_equal(cz_engine_evict(e, "zzz", msg, sizeof msg), CZ_ERR_NOT_FOUND);
+    assert_int_equal(cz_engine_preload(e, "zzz", msg, sizeof msg), CZ_ERR_NOT_FOUND);
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.budget_used, 0);
+    assert_int_equal(f.params_alive, 0);
+
+    /* in use: evict refuses */
+    f.synth_ms = 200;
+    cz_job_id a = et_submit(e, "A", "a", 1, CZ_PRIO_NORMAL, NULL);
+    for (int i = 0; i < 5000; i++) {
+        cz_engine_get_status(e, &st);
+        if (st.partitions_synthesizing)
+            break;
+        fake_sleep_ms(1);
+    }
+    assert_int_equal(cz_engine_evict(e, "A", msg, sizeof msg), CZ_ERR_BUSY);
+    assert_non_null(strstr(msg, "in use"));
+    assert_int_equal(et_await_check(e, a, "a", PB), CZ_JOB_DONE);
+    f.synth_ms = 0;
+
+    /* A resident & idle; B's job needs 500 + 150 while A holds 500 of 1200:
+     * fits (1150). Then C (900 + 100) needs both evicted. */
+    cz_job_id b = et_submit(e, "B", "b", 1, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(et_await_check(e, b, "b", PB), CZ_JOB_DONE);
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.params_resident, 2);
+    assert_int_equal(st.params_evictions, 1); /* the explicit one above */
+    cz_job_id cc = et_submit(e, "C", "c", 2, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(et_await_check(e, cc, "c", PB), CZ_JOB_DONE);
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.params_evictions, 3); /* A and B made room for C */
+    assert_int_equal(st.params_resident, 1);
+    assert_int_equal(st.params_resident_bytes, 900);
+    /* preload under pressure evicts idle sets (min idle 0 here) */
+    assert_int_equal(cz_engine_preload(e, "A", msg, sizeof msg), CZ_OK); /* C evicted (idle) */
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.params_resident_bytes, 500);
+    et_check_idle(e, &f);
+    cz_engine_destroy(e);
+    assert_int_equal(f.params_alive, 0);
+    assert_int_equal(f.loads, f.unloads);
+
+    /* a minimum idle time: eviction waits for it, the job still completes */
+    et_config(&c, &f);
+    c.memory_budget = 1200;
+    c.eviction_min_idle_ms = 150;
+    e = et_create(&c);
+    assert_int_equal(cz_engine_preload(e, "A", msg, sizeof msg), CZ_OK);
+    /* A was used just now: not evictable yet, so preload is refused, never waits */
+    assert_int_equal(cz_engine_preload(e, "C", msg, sizeof msg), CZ_ERR_BUDGET);
+    assert_non_null(strstr(msg, "need 900 bytes"));
+    cz_job_id c2 = et_submit(e, "C", "c2", 1, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(et_await_check(e, c2, "c2", PB), CZ_JOB_DONE);
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.params_evictions, 1);
+    et_check_idle(e, &f);
+    cz_engine_destroy(e);
+    assert_int_equal(f.params_alive, 0);
+    fake_destroy(&f);
+}
+
+typedef struct {
+    pthread_mutex_t mu;
+    int n_submit, n_synth_start, n_synth_end, n_prove_end, n_finish_end, n_done, n_verify;
+    bool bad_format;
+} tl_count;
+
+static void tl_cb(void *arg, const char *line)
+{
+    tl_count *t = arg;
+    pthread_mutex_lock(&t->mu);
+    double ms;
+    char ev[32];
+    if (sscanf(line, "TIMELINE %lf %31s job=", &ms, ev) != 2)
+        t->bad_format = true;
+    else if (!strcmp(ev, "JOB_SUBMIT"))
+        t->n_submit++;
+    else if (!strcmp(ev, "SYNTH_START"))
+        t->n_synth_start++;
+    else if (!strcmp(ev, "SYNTH_END"))
+        t->n_synth_end += strstr(line, " synth_ms=") && strstr(line, " witness_ms=") ? 1 : 0;
+    else if (!strcmp(ev, "PROVE_END"))
+        t->n_prove_end += strstr(line, " prove_ms=") && strstr(line, " device_ms=") ? 1 : 0;
+    else if (!strcmp(ev, "FINISH_END"))
+        t->n_finish_end += strstr(line, " finish_ms=") ? 1 : 0;
+    else if (!strcmp(ev, "VERIFY_END"))
+        t->n_verify++;
+    else if (!strcmp(ev, "JOB_DONE"))
+        t->n_done++;
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void test_observability(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    fake_add_circuit(&f, "c", 100, 10, 10, PB);
+    f.synth_ms = 1;
+    f.prove_ms = 1;
+    tl_count t;
+    memset(&t, 0, sizeof t);
+    pthread_mutex_init(&t.mu, NULL);
+    cz_engine_config c;
+    et_config(&c, &f);
+    c.timeline_cb = tl_cb;
+    c.timeline_arg = &t;
+    cz_engine *e = et_create(&c);
+    cz_job_id ids[3];
+    for (int i = 0; i < 3; i++)
+        ids[i] = et_submit(e, "c", "obs", 3, CZ_PRIO_NORMAL, NULL);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(et_await_check(e, ids[i], "obs", PB), CZ_JOB_DONE);
+    et_check_idle(e, &f);
+    pthread_mutex_lock(&t.mu);
+    assert_false(t.bad_format);
+    assert_int_equal(t.n_submit, 3);
+    assert_int_equal(t.n_synth_start, 9);
+    assert_int_equal(t.n_synth_end, 9);
+    assert_int_equal(t.n_prove_end, 9);
+    assert_int_equal(t.n_finish_end, 9);
+    assert_int_equal(t.n_verify, 3);
+    assert_int_equal(t.n_done, 3);
+    pthread_mutex_unlock(&t.mu);
+
+    /* Prometheus: size query, then fill */
+    size_t need = cz_engine_metrics_prometheus(e, NULL, 0);
+    assert_true(need > 1000);
+    char *buf = malloc(need + 1);
+    assert_int_equal(cz_engine_metrics_prometheus(e, buf, need + 1), need);
+    assert_int_equal(strlen(buf), need);
+    assert_non_null(strstr(buf, "cuzk_jobs_completed_total 3\n"));
+    assert_non_null(strstr(buf, "cuzk_partitions_completed_total 9\n"));
+    assert_non_null(strstr(buf, "cuzk_budget_used_bytes 100\n"));
+    assert_non_null(strstr(buf, "# TYPE cuzk_stage_duration_seconds histogram"));
+    assert_non_null(strstr(buf, "cuzk_stage_duration_seconds_count{stage=\"synth\"} 9\n"));
+    assert_non_null(strstr(buf, "cuzk_stage_duration_seconds_bucket{stage=\"job\",le=\"+Inf\"} 3\n"));
+    /* truncated buffer: NUL-terminated, same length reported */
+    char small[64];
+    assert_int_equal(cz_engine_metrics_prometheus(e, small, sizeof small), need);
+    assert_int_equal(strlen(small), sizeof small - 1);
+    free(buf);
+
+    cz_engine_status st;
+    cz_engine_get_status(e, &st);
+    size_t jn = cz_engine_status_json(&st, NULL, 0);
+    char *js = malloc(jn + 1);
+    assert_int_equal(cz_engine_status_json(&st, js, jn + 1), jn);
+    assert_true(js[0] == '{' && js[jn - 1] == '}');
+    assert_non_null(strstr(js, "\"jobs_completed\":3,"));
+    assert_non_null(strstr(js, "\"paused\":false"));
+    free(js);
+    assert_true(st.device_busy_ms > 0);
+
+    cz_engine_part_record recs[16];
+    size_t n = cz_engine_get_records(e, recs, 16);
+    assert_int_equal(n, 9);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(recs[i].status, CZ_OK);
+        assert_true(recs[i].reserve_ms <= recs[i].synth_start_ms);
+        assert_true(recs[i].synth_start_ms <= recs[i].synth_end_ms);
+        assert_true(recs[i].synth_end_ms <= recs[i].prove_start_ms);
+        assert_true(recs[i].prove_start_ms <= recs[i].prove_end_ms);
+        assert_true(recs[i].prove_end_ms <= recs[i].finish_start_ms);
+        assert_true(recs[i].finish_start_ms <= recs[i].finish_end_ms);
+        assert_true(recs[i].synth_worker >= 0 && recs[i].prover_worker >= 0 &&
+                    recs[i].finalizer >= 0);
+    }
+    char *tb = NULL;
+    size_t tl = 0;
+    FILE *tf = open_memstream(&tb, &tl);
+    assert_int_equal(cz_engine_write_chrome_trace(e, tf), CZ_OK);
+    fclose(tf);
+    assert_non_null(strstr(tb, "\"traceEvents\""));
+    assert_non_null(strstr(tb, "\"ph\":\"X\""));
+    int events = 0;
+    for (const char *p = tb; (p = strstr(p, "\"ph\":\"X\"")); p++)
+        events++;
+    assert_int_equal(events, 27);
+    free(tb);
+    cz_engine_destroy(e);
+    pthread_mutex_destroy(&t.mu);
+    fake_destroy(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refusal_at_submission),
+        cmocka_unit_test(test_idempotent_request_ids),
+        cmocka_unit_test(test_params_manager),
+        cmocka_unit_test(test_observability),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
