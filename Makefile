@@ -4,7 +4,7 @@ JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 CTEST   := ctest --output-on-failure -j$(JOBS) --no-tests=error
 
-.PHONY: all deps build build-asan build-tsan test test-fast test-asan test-tsan demo bench clean
+.PHONY: all deps build build-asan build-tsan build-fuzz test test-fast test-asan test-tsan test-fuzz demo bench clean
 
 all: build
 
@@ -25,6 +25,15 @@ build-tsan: deps
 	$(CMAKE) -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_SANITIZE=thread
 	$(CMAKE) --build build-tsan -j$(JOBS)
 
+# libFuzzer targets (clang, ASan+UBSan), each run briefly over its corpus.
+build-fuzz: deps
+	$(CMAKE) -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCUZK_SANITIZE="address;undefined" -DCUZK_FUZZ=ON
+	$(CMAKE) --build build-fuzz -j$(JOBS)
+
+test-fuzz: build-fuzz
+	cd build-fuzz && $(CTEST) -L fuzz
+
 test-fast: build
 	cd build && $(CTEST)
 
@@ -34,8 +43,8 @@ test-asan: build-asan
 test-tsan: build-tsan
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(CTEST) -L threads
 
-test: test-fast test-asan test-tsan
-	@echo "make test: all suites passed (plain, ASan+UBSan, TSan)"
+test: test-fast test-asan test-tsan test-fuzz
+	@echo "make test: all suites passed (plain, ASan+UBSan, TSan, fuzz)"
 
 bench: build
 	./build/src/cli/cuzk bench field
@@ -44,4 +53,4 @@ demo: build
 	./build/src/cli/cuzk demo
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz

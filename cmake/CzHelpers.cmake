@@ -32,3 +32,26 @@ function(cz_test name)
     set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}")
   endif()
 endfunction()
+
+# cz_fuzz(NAME SOURCES src... LIBS lib...)
+#   A libFuzzer target (only in the CUZK_FUZZ build) and a ctest test that
+#   runs it briefly (label "fuzz"): new inputs go to a scratch directory in
+#   the build tree, the committed corpus fuzz/corpus/NAME is read-only.
+#   CZ_FUZZ_SECONDS (default 15) bounds each run.
+function(cz_fuzz name)
+  cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${A_SOURCES})
+  target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+  target_link_libraries(${name} PRIVATE ${A_LIBS})
+  if(NOT DEFINED CZ_FUZZ_SECONDS)
+    set(CZ_FUZZ_SECONDS 15)
+  endif()
+  set(_scratch ${CMAKE_CURRENT_BINARY_DIR}/corpus-${name})
+  file(MAKE_DIRECTORY ${_scratch})
+  add_test(NAME ${name}
+           COMMAND ${name} -max_total_time=${CZ_FUZZ_SECONDS} -timeout=10 -rss_limit_mb=4096
+                   -print_final_stats=1 ${_scratch} ${CMAKE_SOURCE_DIR}/fuzz/corpus/${name})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS fuzz)
+endfunction()

@@ -96,6 +96,16 @@ bool cz_cs_wants_lc(const cz_cs *cs);
 void cz_cs_alloc_aux(cz_cs *cs, cz_var *out, const cz_fr *value);
 void cz_cs_alloc_input(cz_cs *cs, cz_var *out, const cz_fr *value);
 
+/* Witness-mode fast path for gadgets that skip building constraints when
+ * !cz_cs_wants_lc(cs). alloc_aux_n allocates n consecutive aux variables
+ * (ids *first, *first+1, ...) and returns their n value slots for the caller
+ * to fill (valid until the next allocation); count_constraints accounts for
+ * n constraints without LCs. Both are for CZ_CS_WITNESS only: in another
+ * mode they fail the cs (CZ_ERR_INVALID_ARG) and alloc_aux_n returns NULL,
+ * as it does after any error. */
+cz_fr *cz_cs_alloc_aux_n(cz_cs *cs, size_t n, cz_var *first);
+void cz_cs_count_constraints(cz_cs *cs, size_t n);
+
 /* Current value of a variable (0 when !has_values or v is out of range). */
 void cz_cs_value(const cz_cs *cs, cz_var v, cz_fr *out);
 

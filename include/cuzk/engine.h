@@ -163,7 +163,10 @@ typedef struct {
      * 0 = auto: MemTotal - memory_safety_margin. */
     uint64_t memory_budget;
     uint64_t memory_safety_margin;   /* default 5 GiB */
-    uint64_t eviction_min_idle_ms;   /* idle params evictable under pressure after this (default 300000) */
+    /* Unpinned parameters become evictable under memory pressure once idle
+     * this long (default 300000); until then a job that needs their room
+     * waits (in priority order) and preload is refused. */
+    uint64_t eviction_min_idle_ms;
     uint64_t result_retention_ms;    /* finished jobs kept this long (default 600000) */
     size_t result_retention_count;   /* ... and at most this many (default 1024) */
     size_t records_capacity;         /* partition timing records kept (ring; default 65536) */
@@ -171,14 +174,19 @@ typedef struct {
     bool drain_on_shutdown;          /* true: finish in-flight jobs; false: cancel them (default true) */
     bool start_paused;               /* no dispatch until cz_engine_resume (default false) */
     /* TIMELINE lines go to timeline_file (if not NULL) and timeline_cb (if
-     * not NULL). The callback is called with an internal timeline lock held
-     * (lines never interleave); it must not call into the engine. */
+     * not NULL). Both are written with an internal timeline lock held (lines
+     * never interleave), sometimes also under the engine lock: keep them
+     * fast (a file or an in-memory buffer) and never call into the engine
+     * from the callback. Format: see src/engine/engine_obs.c. */
     FILE *timeline_file;
     void (*timeline_cb)(void *arg, const char *line);
     void *timeline_arg;
     /* Called exactly once per accepted job when it becomes terminal, from
-     * the thread that ended it, with no engine lock held (it may call the
-     * engine, except destroy). */
+     * the thread that ended it (an engine thread, or the caller of cancel /
+     * shutdown), with no engine lock held. It may call submit, await (with
+     * a timeout), cancel, job_info and status, never shutdown or destroy.
+     * cz_engine_wait_idle and shutdown return only after every
+     * notification has been delivered. */
     void (*on_job_done)(void *arg, cz_job_id id, cz_job_state state);
     void *on_job_done_arg;
     /* TEST HOOK ONLY: reproduce the seeds' OOM bug by releasing the

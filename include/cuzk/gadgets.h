@@ -73,8 +73,9 @@ void cz_bit_xor3(cz_cs *cs, cz_bit *out, const cz_bit *a, const cz_bit *b, const
 void cz_bit_ch(cz_cs *cs, cz_bit *out, const cz_bit *a, const cz_bit *b, const cz_bit *c);
 /* maj(a, b, c) = at least two of a, b, c */
 void cz_bit_maj(cz_cs *cs, cz_bit *out, const cz_bit *a, const cz_bit *b, const cz_bit *c);
-/* a == b (1 constraint; 0 if both constant, then a mismatch fails the cs
- * with CZ_ERR_UNSATISFIED-style error CZ_ERR_INVALID_ARG). */
+/* a == b: 1 constraint (0·0 = a − b). Two constants cost nothing; if they
+ * differ the cs fails with CZ_ERR_INVALID_ARG (a circuit bug, not a bad
+ * witness). */
 void cz_bit_enforce_equal(cz_cs *cs, const cz_bit *a, const cz_bit *b, const char *name);
 
 /* ---- numbers <-> bits --------------------------------------------------------

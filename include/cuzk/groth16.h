@@ -61,11 +61,15 @@ typedef struct cz_groth16_params {
     cz_g1_affine *a;    size_t n_a;  /* n_inputs + popcount(A-density aux) */
     cz_g1_affine *b_g1; size_t n_b;  /* popcount(B inputs) + popcount(B aux) */
     cz_g2_affine *b_g2;              /* n_b */
-    /* internal: how the arrays are owned (malloc or one mapping) */
+    /* How the arrays are owned: CZ_GROTH16_STORAGE_MALLOC (each array
+     * malloc'd) or CZ_GROTH16_STORAGE_MAPPED (all arrays point into one
+     * read-only mapping of storage_bytes at storage, e.g. a params cache). */
     void *storage;
     size_t storage_bytes;
     int storage_kind;
 } cz_groth16_params;
+#define CZ_GROTH16_STORAGE_MALLOC 0
+#define CZ_GROTH16_STORAGE_MAPPED 1
 
 void cz_groth16_params_free(cz_groth16_params *p);
 /* Bytes held in memory by the parameters (for the memory budget). */

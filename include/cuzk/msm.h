@@ -26,18 +26,23 @@
  * pool size; cz_msm_opts.window forces c (tests force every c in turn).
  *
  * Memory (all of it in one scratch block; see cz_msm_g1_scratch_size):
- *   per pool thread: XYZZ buckets 2^(c-1) × (192 B G1 | 384 B G2), or affine
- *   buckets 2^(c-1) × (96 B | 192 B) + 2 flag bytes per bucket + batch
- *   arrays (≤ 1024 entries × (16 B + field element) + an equal queue);
- *   plus one XYZZ point per (window, range) and per split chunk.
+ *   per thread (pool workers + the caller), one slot of the largest of:
+ *   XYZZ buckets 2^(c-1) × (192 B G1 | 384 B G2); affine buckets
+ *   2^(c-1) × (96 B | 192 B) + 2 flag bytes per bucket + a batch of
+ *   min(2^(c-1)/4, 1024) entries × (one field element + 16 B) + an equal
+ *   queue; the split pass's 256 affine accumulators (~45 KB | ~80 KB);
+ *   plus one XYZZ point per (window, range) (at most 257 × 4T) and per
+ *   split chunk (at most 4T). XYZZ buckets serve only windows below 10
+ *   (G1) / 9 (G2) unless forced, so e.g. G1 at c = 16 needs ≈ 3.2 MB per
+ *   thread, at c = 13 ≈ 0.45 MB; G2 about twice that.
  *   No digit arrays and no index arrays are materialised (digits are
- *   recomputed from the 32-byte scalars in each window pass), so the scratch
- *   is independent of n beyond the choice of c: e.g. G1 at c = 16 with
- *   affine buckets is ≈ 3.3 MB per thread.
+ *   recomputed from the 32-byte scalars in each window pass), so the
+ *   scratch depends on n only through the choice of c.
  *   If opts->scratch is NULL the block is malloc'd and freed inside the
- *   call (the only allocation); otherwise the caller's block is used and
- *   nothing is allocated.
- *
+ *   call; otherwise the caller's block is used. Either way a ~25 KB control
+ *   block (task bounds and per-chunk counters) is malloc'd per call.
+ * Threads: the pool's workers and the calling thread claim tasks from a
+ *   shared counter; a NULL pool runs everything on the calling thread.
  * Timing: variable time in the scalars and the bases (public data only —
  * the PoRep witness is public; never pass secret scalars).
  * Inputs: bases affine, Montgomery form, infinity = (0,0) allowed, assumed
@@ -58,7 +63,7 @@ extern "C" {
 #define CZ_MSM_MAX_WINDOW 20
 
 typedef enum {
-    CZ_MSM_BUCKETS_AUTO = 0,   /* affine (batched inversion) for c >= 10, else XYZZ */
+    CZ_MSM_BUCKETS_AUTO = 0,   /* affine (batched inversion) for c >= 10 (G1) / 9 (G2), else XYZZ */
     CZ_MSM_BUCKETS_XYZZ = 1,
     CZ_MSM_BUCKETS_AFFINE = 2
 } cz_msm_buckets;

@@ -294,7 +294,11 @@ cz_status cz_engine_write_chrome_trace(cz_engine *e, FILE *f)
     cz_engine_part_record *r = n ? malloc(n * sizeof *r) : NULL;
     if (n && !r)
         return CZ_ERR_NOMEM;
-    n = cz_engine_get_records(e, r, n) < n ? cz_engine_get_records(e, r, n) : n;
+    if (n) {
+        size_t got = cz_engine_get_records(e, r, n); /* the ring may have moved on */
+        if (got < n)
+            n = got;
+    }
     /* tids: synth workers 1000+i, provers 2000+i, finalizers 3000+i */
     fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
     bool first = true;

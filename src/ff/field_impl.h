@@ -147,9 +147,36 @@ void cz_##F##_pow(cz_##F *r, const cz_##F *a, const uint64_t *e, size_t n)      
     explicit_bzero(&t, sizeof t);                                                    \
     explicit_bzero(&acc, sizeof acc);                                                \
 }                                                                                    \
+/* r = a^e for a PUBLIC exponent (m-2, (m-1)/2, ...): fixed 4-bit window   */     \
+/* with a direct table index. Operations and addresses depend on e only,   */     \
+/* so this is still constant time in a; it saves cz_F_pow's table scans.   */     \
+static void F##_pow_public(cz_##F *r, const cz_##F *a, const uint64_t *e, size_t n)  \
+{                                                                                    \
+    cz_##F tab[16], acc;                                                             \
+    memcpy(tab[0].l, CZ_##F##_one_limbs, sizeof tab[0].l);                           \
+    tab[1] = *a;                                                                     \
+    for (int k = 2; k < 16; k++) F##_mul_k(tab[k].l, tab[k - 1].l, a->l);            \
+    acc = tab[0];                                                                    \
+    int started = 0;                                                                 \
+    for (size_t i = n; i-- > 0;) {                                                   \
+        for (int nib = 15; nib >= 0; nib--) {                                        \
+            unsigned w = (unsigned)(e[i] >> (4 * nib)) & 15;                         \
+            if (started)                                                             \
+                for (int s = 0; s < 4; s++) F##_sqr_k(acc.l, acc.l);                 \
+            if (w) {                                                                 \
+                if (started) F##_mul_k(acc.l, acc.l, tab[w].l);                      \
+                else acc = tab[w];                                                   \
+                started = 1;                                                         \
+            }                                                                        \
+        }                                                                            \
+    }                                                                                \
+    *r = acc;                                                                        \
+    explicit_bzero(tab, sizeof tab);                                                 \
+    explicit_bzero(&acc, sizeof acc);                                                \
+}                                                                                    \
 void cz_##F##_inv(cz_##F *r, const cz_##F *a)                                        \
 { /* Fermat: a^(m-2); constant time, 0 -> 0. */                                      \
-    cz_##F##_pow(r, a, F##_M_MINUS_2, N);                                            \
+    F##_pow_public(r, a, F##_M_MINUS_2, N);                                          \
 }                                                                                    \
 void cz_##F##_inv_var(cz_##F *r, const cz_##F *a)                                    \
 {                                                                                    \

@@ -12,6 +12,8 @@ static const uint64_t fp_MINV = 0x89f3fffcfffcfffdULL; /* -p^-1 mod 2^64 */
 static const uint64_t fp_R2[6] = {
     0xf4df1f341c341746ULL, 0x0a76e6a609d104f1ULL, 0x8de5476c4c95b6d5ULL,
     0x67eb88a9939d83c0ULL, 0x9a793e85b519952dULL, 0x11988fe592cae3aaULL};
+/* R^3 mod p: turns the plain inverse of a Montgomery limb pattern back into
+ * Montgomery form (cz_fp_inv_var). */
 static const uint64_t fp_R3[6] = {
     0xed48ac6bd94ca1e0ULL, 0x315f831e03a7adf8ULL, 0x9a53352a615e29ddULL,
     0x34c04e5e921e1761ULL, 0x2512d43565724728ULL, 0x0aa6346091755d4dULL};
@@ -52,7 +54,7 @@ static const uint64_t fp_HALF[6] = {
 bool cz_fp_sqrt(cz_fp *r, const cz_fp *a)
 {
     cz_fp s, t;
-    cz_fp_pow(&s, a, fp_SQRT_EXP, 6);
+    fp_pow_public(&s, a, fp_SQRT_EXP, 6);
     cz_fp_sqr(&t, &s);
     bool ok = cz_fp_eq(&t, a); /* before writing r: r may alias a */
     *r = s;
@@ -62,7 +64,7 @@ bool cz_fp_sqrt(cz_fp *r, const cz_fp *a)
 int cz_fp_legendre(const cz_fp *a)
 {
     cz_fp t;
-    cz_fp_pow(&t, a, fp_HALF, 6);
+    fp_pow_public(&t, a, fp_HALF, 6);
     if (cz_fp_is_zero(&t)) return 0;
     return cz_fp_is_one(&t) ? 1 : -1;
 }

@@ -118,8 +118,10 @@ void cz_fp2_cmov(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b, uint64_t flag)
 
 bool cz_fp2_is_lex_largest(const cz_fp2 *a)
 {
-    if (!cz_fp_is_zero(&a->c1)) return cz_fp_is_lex_largest(&a->c1);
-    return cz_fp_is_lex_largest(&a->c0);
+    /* c1 decides unless it is zero; both evaluated (constant time). */
+    unsigned z = cz_fp_is_zero(&a->c1);
+    unsigned l1 = cz_fp_is_lex_largest(&a->c1), l0 = cz_fp_is_lex_largest(&a->c0);
+    return (z & l0) | ((z ^ 1) & l1);
 }
 
 /* r = a^e for a public exponent e (n limbs): square and multiply. The

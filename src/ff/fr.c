@@ -10,6 +10,7 @@ static const uint64_t fr_M_MINUS_2[4] = {
 static const uint64_t fr_MINV = 0xfffffffeffffffffULL; /* -r^-1 mod 2^64 */
 static const uint64_t fr_R2[4] = {
     0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL, 0x05d314967254398fULL, 0x0748d9d99f59ff11ULL};
+/* R^3 mod r (cz_fr_inv_var, as in fp.c). */
 static const uint64_t fr_R3[4] = {
     0xc62c1807439b73afULL, 0x1b3e0d188cf06990ULL, 0x73d13c71c7b5f418ULL, 0x6e2a5bb9c8db33e9ULL};
 /* 2^256 in Montgomery form: 2^256·R mod r = R^2 mod r. */
@@ -76,7 +77,7 @@ int cz_fr_legendre(const cz_fr *a)
 {
     /* Euler's criterion: a^((r-1)/2) is 0, 1 or -1. */
     cz_fr t;
-    cz_fr_pow(&t, a, fr_HALF, 4);
+    fr_pow_public(&t, a, fr_HALF, 4);
     if (cz_fr_is_zero(&t)) return 0;
     return cz_fr_is_one(&t) ? 1 : -1;
 }
@@ -88,7 +89,7 @@ bool cz_fr_sqrt(cz_fr *r, const cz_fr *a)
      * unity fr_ROOT32. The loop runs a fixed number of squarings and
      * selects with cmov, so timing does not depend on a. */
     cz_fr z, t, b, c, zt, tt;
-    cz_fr_pow(&z, a, fr_TM1_HALF, 4); /* a^((t-1)/2) */
+    fr_pow_public(&z, a, fr_TM1_HALF, 4); /* a^((t-1)/2) */
     cz_fr_sqr(&t, &z);
     cz_fr_mul(&t, &t, a); /* a^t */
     cz_fr_mul(&z, &z, a); /* a^((t+1)/2) */

@@ -21,8 +21,13 @@ HDR = r'''/*
  * accumulator lives in N+1 registers whose names rotate each row (the
  * zeroed t[0] becomes the next row's top limb), so no limb is moved.
  *
- * sqr: off-diagonal products a_i·a_j (i<j) once, doubled, plus the
- * squares, into 2N limbs; then N rows of Montgomery reduction.
+ * sqr: off-diagonal products a_i·a_j (i<j) once (limbs spilled to a stack
+ * buffer as they become final), doubled and the squares added in one
+ * ADCX/ADOX pass; then the low half is Montgomery-reduced (N rows) and the
+ * high half added: (W_lo + Q·m)/R <= m and W_hi < m^2/R < m/2, so the sum
+ * is < 2m. Fp: 30.6 ns vs 35 ns for mul(a, a).
+ *
+ * mulsum (Fp only): a0·b0 + a1·b1 with one reduction, for Fp2 mul.
  *
  * Contracts: a, b < m, m < 2^(64N-1) (a spare top bit: no carry leaves
  * the N+1-limb accumulator), result < m; r may alias a or b (results are
@@ -31,7 +36,8 @@ HDR = r'''/*
  * a SUB/SBB chain and CMOVs.
  * The modulus comes as one cz_adx_mod block {m[0..N-1], minv, 0} behind
  * a single pointer, so the kernel needs N+7 registers (13 for Fp) and
- * compiles at -O0 and with a frame pointer (sanitizer builds) too.
+ * compiles at -O0 and with a frame pointer (sanitizer builds) too
+ * ("memory" clobber: the compiler must not cache a, b or r across).
  */
 #ifndef CZ_FF_MONT_ADX_H
 #define CZ_FF_MONT_ADX_H
@@ -124,11 +130,92 @@ def gen_mulsum(N):
     return L, acc
 
 
-def final_sub(acc, N, L):
+def gen_sqr(N):
+    """Dedicated squaring. Phase 1: off-diagonal products a_i·a_j (i < j),
+    row by row in a window of registers; limbs 2i+1, 2i+2 are final after
+    row i and go to the stack buffer w. Phase 2: W = 2·offdiag + sum a_i^2
+    in one pass (ADCX doubles, ADOX adds the squares); the low N limbs stay
+    in registers, the high N go to w[N..2N-1]. Phase 3: Montgomery-reduce
+    the low half (N rows, rotating accumulator) and add the high half:
+    (W_lo + Q·m)/R <= m and W_hi < m^2/R < m/2, so the sum is < 2m."""
+    regs = ["t%d" % i for i in range(N + 1)]
+    free = list(regs)
+    limb = {}
+    L = []
+    ZERO = "%d(%%[m])" % (8 * N + 8)
+
+    def alloc(k):
+        limb[k] = free.pop(0)
+        return limb[k]
+
+    def release(k):
+        r = limb.pop(k)
+        L.append("movq %%[%s], %d(%%[w])" % (r, 8 * k))
+        free.append(r)
+
+    # phase 1
+    for i in range(N - 1):
+        L.append("movq %d(%%[a]), %%%%rdx" % (8 * i))
+        if i == 0:
+            L.append("mulxq 8(%%[a]), %%[%s], %%[%s]" % (alloc(1), alloc(2)))
+            for j in range(2, N):
+                L.append("mulxq %d(%%[a]), %%[lo], %%[%s]" % (8 * j, alloc(j + 1)))
+                L.append("%s %%[lo], %%[%s]" % ("addq" if j == 2 else "adcq", limb[j]))
+            if N > 2:
+                L.append("adcq $0, %%[%s]" % limb[N])
+        else:
+            L.append("xorl %k[lo], %k[lo]")
+            for j in range(i + 1, N - 1):
+                L.append("mulxq %d(%%[a]), %%[lo], %%[hi]" % (8 * j))
+                L.append("adoxq %%[lo], %%[%s]" % limb[i + j])
+                L.append("adcxq %%[hi], %%[%s]" % limb[i + j + 1])
+            j = N - 1
+            L.append("mulxq %d(%%[a]), %%[lo], %%[%s]" % (8 * j, alloc(i + N)))
+            L.append("adoxq %%[lo], %%[%s]" % limb[i + j])
+            L.append("adcxq %s, %%[%s]" % (ZERO, limb[i + N]))
+            L.append("adoxq %s, %%[%s]" % (ZERO, limb[i + N]))
+        release(2 * i + 1)
+        release(2 * i + 2)
+    assert not limb, limb
+    # phase 2: low limbs into t0..t(N-1), high limbs through t(N) to w
+    L.append("xorl %k[lo], %k[lo]")
+    for i in range(N):
+        L.append("movq %d(%%[a]), %%%%rdx" % (8 * i))
+        L.append("mulxq %%rdx, %[lo], %[hi]")
+        for half, part in ((0, "lo"), (1, "hi")):
+            k = 2 * i + half
+            dst = regs[k] if k < N else regs[N]
+            if k == 0:
+                L.append("movq %%[lo], %%[%s]" % dst)
+                continue
+            if k == 2 * N - 1:
+                L.append("movq %%[hi], %%[%s]" % dst)
+                L.append("adcxq %s, %%[%s]" % (ZERO, dst))
+                L.append("adoxq %s, %%[%s]" % (ZERO, dst))
+            else:
+                L.append("movq %d(%%[w]), %%[%s]" % (8 * k, dst))
+                L.append("adcxq %%[%s], %%[%s]" % (dst, dst))
+                L.append("adoxq %%[%s], %%[%s]" % (part, dst))
+            if k >= N:
+                L.append("movq %%[%s], %d(%%[w])" % (dst, 8 * k))
+    # phase 3
+    L.append("xorl %%k[%s], %%k[%s]" % (regs[N], regs[N]))
+    acc = list(regs)
+    for i in range(N):
+        reduce_row(acc, N, L)
+        acc = acc[1:] + acc[:1]
+    for k in range(N):
+        L.append("%s %d(%%[w]), %%[%s]" % ("addq" if k == 0 else "adcq", 8 * (N + k), acc[k]))
+    L.append("adcq $0, %%[%s]" % acc[N])
+    return L, acc
+
+
+def final_sub(acc, N, L, ptrs=("a", "b")):
     """t (< 2m, in acc[0..N-1]; acc[N] == 0) -> t - m if t >= m.
     Scratch: lo, hi, rdx, and the pointers a, b and acc[N], no longer
     needed (a and b are declared in/out for that reason)."""
-    scratch = ["%[lo]", "%[hi]", "%%rdx", "%[a]", "%[b]", "%%[%s]" % acc[N]][:N]
+    scratch = ["%[lo]", "%[hi]", "%%rdx", "%%[%s]" % ptrs[0], "%%[%s]" % ptrs[1],
+               "%%[%s]" % acc[N]][:N]
     for k in range(N):
         L.append("movq %%[%s], %s" % (acc[k], scratch[k]))
         L.append("%s %d(%%[m]), %s" % ("subq" if k == 0 else "sbbq", 8 * k, scratch[k]))
@@ -162,6 +249,30 @@ def emit_mul(N, name, sum=False):
     return "\n".join(out)
 
 
+def emit_sqr(N, name):
+    L, acc = gen_sqr(N)
+    final_sub(acc, N, L, ptrs=("a", "w"))
+    out = []
+    out.append("__attribute__((always_inline)) static inline void")
+    out.append("%s(uint64_t *r, const uint64_t *a, const cz_adx_mod *md)" % name)
+    out.append("{")
+    out.append("    uint64_t %s, lo, hi;" % ", ".join("t%d" % i for i in range(N + 1)))
+    out.append("    uint64_t wbuf[%d], *w = wbuf;" % (2 * N))
+    out.append("    __asm__(")
+    for l in L:
+        out.append('        "%s\\n\\t"' % l)
+    outs = ", ".join('[t%d] "=&r"(t%d)' % (i, i) for i in range(N + 1))
+    outs += ', [a] "+r"(a), [w] "+r"(w)'
+    out.append("        : %s, [lo] \"=&r\"(lo), [hi] \"=&r\"(hi)" % outs)
+    out.append('        : [m] "r"(md->w)')
+    out.append('        : "rdx", "cc", "memory");')
+    for k in range(N):
+        out.append("    r[%d] = %s;" % (k, acc[k]))
+    out.append("    (void)%s;" % acc[N])
+    out.append("}")
+    return "\n".join(out)
+
+
 print(HDR)
 print(emit_mul(4, "cz_adx_mont_mul4"))
 print()
@@ -172,10 +283,6 @@ print(" * products for one reduction (Fp2 multiplication). Inputs < m. */")
 print(emit_mul(6, "cz_adx_mont_mulsum6", sum=True))
 print()
 for n in (4, 6):
-    print("__attribute__((always_inline)) static inline void")
-    print("cz_adx_mont_sqr%d(uint64_t *r, const uint64_t *a, const cz_adx_mod *md)" % n)
-    print("{")
-    print("    cz_adx_mont_mul%d(r, a, a, md);" % n)
-    print("}")
+    print(emit_sqr(n, "cz_adx_mont_sqr%d" % n))
     print()
 print(FTR)

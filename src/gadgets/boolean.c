@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "cuzk/gadgets.h"
+#include "gadgets/bits_internal.h"
 
 static inline cz_fr bit_fr(unsigned v) { return v ? CZ_FR_ONE : CZ_FR_ZERO; }
 
@@ -96,233 +96,121 @@ void cz_bit_alloc_input(cz_cs *cs, cz_bit *out, bool value)
     *out = new_var_bit(v, cz_cs_has_values(cs) && value);
 }
 
-/* Strip a negation; returns 1 if one was stripped. */
-static unsigned strip(cz_bit *b)
+/* ---- the five ops: fold (bits_internal.h), then one core constraint ---- */
+void cz_gadget_core_emit(cz_cs *cs, const cz_core *k, cz_var r)
 {
-    if (b->kind == CZ_BIT_NOT) {
-        *b = cz_bit_not(*b);
-        return 1;
-    }
-    return 0;
-}
-
-static cz_bit negate_if(cz_bit b, unsigned n) { return n & 1 ? cz_bit_not(b) : b; }
-
-void cz_bit_and(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb)
-{
-    cz_bit a = *pa, b = *pb;
-    if (a.kind == CZ_BIT_CONST) {
-        *out = a.value ? b : cz_bit_const(false);
-        return;
-    }
-    if (b.kind == CZ_BIT_CONST) {
-        *out = b.value ? a : cz_bit_const(false);
-        return;
-    }
-    if (a.var == b.var) {
-        *out = a.kind == b.kind ? a : cz_bit_const(false);
-        return;
-    }
-    cz_bit r = alloc_implied(cs, a.value & b.value);
-    if (lean(cs)) {
-        count1(cs);
-        *out = r;
-        return;
-    }
-    cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
-    cz_bit_to_lc(&la, &a, NULL);
-    cz_bit_to_lc(&lb, &b, NULL);
-    cz_lc_add_var(&lc, r.var);
-    cz_cs_enforce(cs, &la, &lb, &lc, "and");
-    *out = r;
-}
-
-void cz_bit_xor(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb)
-{
-    cz_bit a = *pa, b = *pb;
-    if (a.kind == CZ_BIT_CONST) {
-        *out = negate_if(b, a.value);
-        return;
-    }
-    if (b.kind == CZ_BIT_CONST) {
-        *out = negate_if(a, b.value);
-        return;
-    }
-    unsigned neg = strip(&a) + strip(&b);
-    if (a.var == b.var) {
-        *out = cz_bit_const(neg & 1);
-        return;
-    }
-    /* (2a)·b = a + b − r */
-    cz_bit r = alloc_implied(cs, a.value ^ b.value);
-    if (lean(cs)) {
-        count1(cs);
-        *out = negate_if(r, neg);
-        return;
-    }
-    cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
-    cz_lc_add_u64(&la, a.var, 2);
-    cz_lc_add_var(&lb, b.var);
-    cz_lc_add_var(&lc, a.var);
-    cz_lc_add_var(&lc, b.var);
-    cz_lc_sub_var(&lc, r.var);
-    cz_cs_enforce(cs, &la, &lb, &lc, "xor");
-    *out = negate_if(r, neg);
-}
-
-void cz_bit_xor3(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb, const cz_bit *pc)
-{
-    cz_bit a = *pa, b = *pb, c = *pc;
-    /* fold constants and repeated variables down to cz_bit_xor */
-    if (a.kind == CZ_BIT_CONST || b.kind == CZ_BIT_CONST || c.kind == CZ_BIT_CONST) {
-        cz_bit k = a.kind == CZ_BIT_CONST ? a : b.kind == CZ_BIT_CONST ? b : c;
-        const cz_bit *x = a.kind == CZ_BIT_CONST ? &b : &a;
-        const cz_bit *y = a.kind == CZ_BIT_CONST ? &c : b.kind == CZ_BIT_CONST ? &c : &b;
-        cz_bit r;
-        cz_bit_xor(cs, &r, x, y);
-        *out = negate_if(r, k.value);
-        return;
-    }
-    unsigned neg = strip(&a) + strip(&b) + strip(&c);
-    if (a.var == b.var || a.var == c.var || b.var == c.var) {
-        const cz_bit *rest = a.var == b.var ? &c : a.var == c.var ? &b : &a;
-        *out = negate_if(*rest, neg);
-        return;
-    }
-    /* s = a + b + c; (2p − s)·s = 3p − 2s forces p = a⊕b⊕c */
-    cz_bit p = alloc_implied(cs, a.value ^ b.value ^ c.value);
-    if (lean(cs)) {
-        count1(cs);
-        *out = negate_if(p, neg);
-        return;
-    }
-    cz_lc s, l1, l3;
-    cz_lc_init(&s, cs);
-    cz_lc_init(&l1, cs);
-    cz_lc_init(&l3, cs);
-    cz_lc_add_var(&s, a.var);
-    cz_lc_add_var(&s, b.var);
-    cz_lc_add_var(&s, c.var);
-    cz_lc_add_u64(&l1, p.var, 2);
-    cz_lc_sub_var(&l1, a.var);
-    cz_lc_sub_var(&l1, b.var);
-    cz_lc_sub_var(&l1, c.var);
-    cz_lc_add_u64(&l3, p.var, 3);
-    cz_lc_sub_u64(&l3, a.var, 2);
-    cz_lc_sub_u64(&l3, b.var, 2);
-    cz_lc_sub_u64(&l3, c.var, 2);
-    cz_cs_enforce(cs, &l1, &s, &l3, "xor3");
-    *out = negate_if(p, neg);
-}
-
-void cz_bit_ch(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb, const cz_bit *pc)
-{
-    cz_bit a = *pa, b = *pb, c = *pc;
-    if (a.kind == CZ_BIT_CONST) {
-        *out = a.value ? b : c;
-        return;
-    }
-    if (b.kind == CZ_BIT_CONST && c.kind == CZ_BIT_CONST) {
-        *out = b.value == c.value ? b : negate_if(a, c.value); /* b=1,c=0: a; b=0,c=1: ¬a */
-        return;
-    }
-    if (b.kind == CZ_BIT_CONST) {
-        cz_bit na = cz_bit_not(a), nc = cz_bit_not(c), r;
-        if (!b.value) { /* ¬a ∧ c */
-            cz_bit_and(cs, out, &na, &c);
-        } else { /* a ∨ c = ¬(¬a ∧ ¬c) */
-            cz_bit_and(cs, &r, &na, &nc);
-            *out = cz_bit_not(r);
-        }
-        return;
-    }
-    if (c.kind == CZ_BIT_CONST) {
-        cz_bit nb = cz_bit_not(b), r;
-        if (!c.value) { /* a ∧ b */
-            cz_bit_and(cs, out, &a, &b);
-        } else { /* ¬a ∨ b = ¬(a ∧ ¬b) */
-            cz_bit_and(cs, &r, &a, &nb);
-            *out = cz_bit_not(r);
-        }
-        return;
-    }
-    /* a·(b − c) = r − c */
-    cz_bit r = alloc_implied(cs, a.value ? b.value : c.value);
-    if (lean(cs)) {
-        count1(cs);
-        *out = r;
-        return;
-    }
     cz_lc la, lb, lc;
     cz_lc_init(&la, cs);
     cz_lc_init(&lb, cs);
     cz_lc_init(&lc, cs);
     cz_fr m1;
     cz_fr_neg(&m1, &CZ_FR_ONE);
-    cz_bit_to_lc(&la, &a, NULL);
-    cz_bit_to_lc(&lb, &b, NULL);
-    cz_bit_to_lc(&lb, &c, &m1);
-    cz_lc_add_var(&lc, r.var);
-    cz_bit_to_lc(&lc, &c, &m1);
-    cz_cs_enforce(cs, &la, &lb, &lc, "ch");
-    *out = r;
+    const cz_bit *a = &k->op[0], *b = &k->op[1], *c = &k->op[2];
+    const char *name = "core";
+    switch (k->kind) {
+    case CORE_AND: /* a·b = r */
+        cz_bit_to_lc(&la, a, NULL);
+        cz_bit_to_lc(&lb, b, NULL);
+        cz_lc_add_var(&lc, r);
+        name = "and";
+        break;
+    case CORE_XOR: /* (2a)·b = a + b − r; operands are plain variables */
+        cz_lc_add_u64(&la, a->var, 2);
+        cz_lc_add_var(&lb, b->var);
+        cz_lc_add_var(&lc, a->var);
+        cz_lc_add_var(&lc, b->var);
+        cz_lc_sub_var(&lc, r);
+        name = "xor";
+        break;
+    case CORE_XOR3: /* s = a + b + c; (2p − s)·s = 3p − 2s */
+        cz_lc_add_u64(&la, r, 2);
+        cz_lc_sub_var(&la, a->var);
+        cz_lc_sub_var(&la, b->var);
+        cz_lc_sub_var(&la, c->var);
+        cz_lc_add_var(&lb, a->var);
+        cz_lc_add_var(&lb, b->var);
+        cz_lc_add_var(&lb, c->var);
+        cz_lc_add_u64(&lc, r, 3);
+        cz_lc_sub_u64(&lc, a->var, 2);
+        cz_lc_sub_u64(&lc, b->var, 2);
+        cz_lc_sub_u64(&lc, c->var, 2);
+        name = "xor3";
+        break;
+    case CORE_CH: /* a·(b − c) = r − c */
+        cz_bit_to_lc(&la, a, NULL);
+        cz_bit_to_lc(&lb, b, NULL);
+        cz_bit_to_lc(&lb, c, &m1);
+        cz_lc_add_var(&lc, r);
+        cz_bit_to_lc(&lc, c, &m1);
+        name = "ch";
+        break;
+    case CORE_MAJ: /* s = a + b + c; (4m − s)·s = 6m − s */
+        cz_bit_to_lc(&lb, a, NULL);
+        cz_bit_to_lc(&lb, b, NULL);
+        cz_bit_to_lc(&lb, c, NULL);
+        cz_lc_add_u64(&la, r, 4);
+        cz_lc_add_lc(&la, &lb, &m1);
+        cz_lc_add_u64(&lc, r, 6);
+        cz_lc_add_lc(&lc, &lb, &m1);
+        name = "maj";
+        break;
+    default:
+        cz_cs_fail(cs, CZ_ERR_INTERNAL, "cz_gadget_core_emit: no core op");
+        return;
+    }
+    cz_cs_enforce(cs, &la, &lb, &lc, name);
+    cz_lc_free(&la);
+    cz_lc_free(&lb);
+    cz_lc_free(&lc);
 }
 
-void cz_bit_maj(cz_cs *cs, cz_bit *out, const cz_bit *pa, const cz_bit *pb, const cz_bit *pc)
+void cz_gadget_core_finish(cz_cs *cs, cz_core *k, cz_bit *out)
 {
-    cz_bit a = *pa, b = *pb, c = *pc;
-    if (a.kind != CZ_BIT_CONST && b.kind == CZ_BIT_CONST) {
-        cz_bit t = a;
-        a = b;
-        b = t;
-    } else if (a.kind != CZ_BIT_CONST && c.kind == CZ_BIT_CONST) {
-        cz_bit t = a;
-        a = c;
-        c = t;
-    }
-    if (a.kind == CZ_BIT_CONST) {
-        /* maj(1, b, c) = b ∨ c = ¬(¬b ∧ ¬c); maj(0, b, c) = b ∧ c */
-        if (a.value) {
-            cz_bit nb = cz_bit_not(b), nc = cz_bit_not(c), r;
-            cz_bit_and(cs, &r, &nb, &nc);
-            *out = cz_bit_not(r);
-        } else {
-            cz_bit_and(cs, out, &b, &c);
-        }
+    if (k->kind == CORE_NONE) {
+        *out = k->res;
         return;
     }
-    /* s = a + b + c; (4m − s)·s = 6m − s forces m = maj(a, b, c) */
-    unsigned mv = (unsigned)(a.value + b.value + c.value) >= 2;
-    cz_bit m = alloc_implied(cs, mv);
-    if (lean(cs)) {
+    cz_bit r = alloc_implied(cs, k->value);
+    if (lean(cs))
         count1(cs);
-        *out = m;
-        return;
-    }
-    cz_fr m1;
-    cz_fr_neg(&m1, &CZ_FR_ONE);
-    cz_lc s, l1, l3;
-    cz_lc_init(&s, cs);
-    cz_lc_init(&l1, cs);
-    cz_lc_init(&l3, cs);
-    cz_bit_to_lc(&s, &a, NULL);
-    cz_bit_to_lc(&s, &b, NULL);
-    cz_bit_to_lc(&s, &c, NULL);
-    cz_lc_add_u64(&l1, m.var, 4);
-    cz_lc_add_lc(&l1, &s, &m1);
-    cz_lc_add_u64(&l3, m.var, 6);
-    cz_lc_add_lc(&l3, &s, &m1);
-    cz_cs_enforce(cs, &l1, &s, &l3, "maj");
-    cz_lc_free(&s);
-    cz_lc_free(&l1);
-    cz_lc_free(&l3);
-    *out = m;
+    else
+        cz_gadget_core_emit(cs, k, r.var);
+    *out = cz__negate_if(r, k->neg);
+}
+
+void cz_bit_and(cz_cs *cs, cz_bit *out, const cz_bit *a, const cz_bit *b)
+{
+    cz_core k;
+    cz__fold_and(&k, *a, *b);
+    cz_gadget_core_finish(cs, &k, out);
+}
+
+void cz_bit_xor(cz_cs *cs, cz_bit *out, const cz_bit *a, const cz_bit *b)
+{
+    cz_core k;
+    cz__fold_xor(&k, *a, *b);
+    cz_gadget_core_finish(cs, &k, out);
+}
+
+void cz_bit_xor3(cz_cs *cs, cz_bit *out, const cz_bit *a, const cz_bit *b, const cz_bit *c)
+{
+    cz_core k;
+    cz__fold_xor3(&k, *a, *b, *c);
+    cz_gadget_core_finish(cs, &k, out);
+}
+
+void cz_bit_ch(cz_cs *cs, cz_bit *out, const cz_bit *a, const cz_bit *b, const cz_bit *c)
+{
+    cz_core k;
+    cz__fold_ch(&k, *a, *b, *c);
+    cz_gadget_core_finish(cs, &k, out);
+}
+
+void cz_bit_maj(cz_cs *cs, cz_bit *out, const cz_bit *a, const cz_bit *b, const cz_bit *c)
+{
+    cz_core k;
+    cz__fold_maj(&k, *a, *b, *c);
+    cz_gadget_core_finish(cs, &k, out);
 }
 
 void cz_bit_enforce_equal(cz_cs *cs, const cz_bit *a, const cz_bit *b, const char *name)

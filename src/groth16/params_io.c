@@ -24,6 +24,12 @@
 void cz_groth16_params_free(cz_groth16_params *p)
 {
     if (!p) return;
+    if (p->storage_kind == CZ_GROTH16_STORAGE_MAPPED) {
+        /* every array points into one read-only mapping (params cache) */
+        munmap(p->storage, p->storage_bytes);
+        free(p);
+        return;
+    }
     free(p->vk.ic);
     free(p->h);
     free(p->l);

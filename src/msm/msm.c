@@ -12,6 +12,7 @@
 #define F_INV cz_fp_inv_var
 #define S(name) g1_msm_##name
 #define MSM_PUB(x) cz_msm_g1##x
+#define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G1
 #include "msm_impl.h"
 #undef AFF
 #undef XYZZ
@@ -22,6 +23,7 @@
 #undef F_INV
 #undef S
 #undef MSM_PUB
+#undef AFFINE_MIN
 
 /* Fp2 has no separate variable-time inversion; its inverse costs one Fp
  * inversion plus a few products, once per batch. */
@@ -34,4 +36,5 @@
 #define F_INV cz_fp2_inv
 #define S(name) g2_msm_##name
 #define MSM_PUB(x) cz_msm_g2##x
+#define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G2
 #include "msm_impl.h"

@@ -32,12 +32,12 @@ size_t cz__msm_nchunks(size_t n, unsigned threads)
     return ch ? ch : 1;
 }
 
-static bool use_affine(const cz_msm_opts *o, unsigned c)
+static bool use_affine(const cz_msm_opts *o, unsigned c, unsigned affine_min)
 {
     cz_msm_buckets b = o ? o->buckets : CZ_MSM_BUCKETS_AUTO;
     if (b == CZ_MSM_BUCKETS_XYZZ) return false;
     if (b == CZ_MSM_BUCKETS_AFFINE) return true;
-    return c >= CZ_MSM_AFFINE_MIN_WINDOW;
+    return c >= affine_min;
 }
 
 /*
@@ -50,7 +50,7 @@ static bool use_affine(const cz_msm_opts *o, unsigned c)
  *    doublings.
  */
 void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
-                  const cz_msm_opts *opts, unsigned cap_c)
+                  const cz_msm_opts *opts, unsigned cap_c, unsigned affine_min)
 {
     unsigned forced = opts ? opts->window : 0;
     unsigned cmin = 1, cmax = cap_c < CZ_MSM_MAX_WINDOW ? cap_c : CZ_MSM_MAX_WINDOW;
@@ -63,7 +63,7 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
     pl->c = cmin;
     pl->nparts = 1;
     for (unsigned c = cmin; c <= cmax; c++) {
-        bool aff = use_affine(opts, c);
+        bool aff = use_affine(opts, c, affine_min);
         double acc = aff ? 0.7 : 1.0;
         double red = aff ? 2.4 : 2.8;
         double k = (double)((size_t)1 << (c - 1));
@@ -81,7 +81,8 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
         }
     }
     pl->nwin = (maxbits + 1 + pl->c - 1) / pl->c;
-    pl->affine = use_affine(opts, pl->c);
+    pl->affine = use_affine(opts, pl->c, affine_min);
+    pl->affine_min = affine_min;
     pl->batch = cz__msm_batch_size(pl->c);
     pl->threads = threads;
 }

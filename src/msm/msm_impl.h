@@ -9,6 +9,7 @@
  *   F_INV                  field inversion (variable time allowed)
  *   S(name)                static helper name, unique per group
  *   MSM_PUB(suffix)        public name: MSM_PUB(_density) -> cz_msm_g1_density
+ *   AFFINE_MIN             smallest window given affine buckets in AUTO mode
  *
  * Scratch layout (one block, 64-byte aligned pieces):
  *   [ones partial sums: nchunks XYZZ][window results: nwin×nparts XYZZ]
@@ -70,18 +71,23 @@ static size_t S(slot_bytes)(unsigned c, bool affine)
     return S(affine_slot_bytes)(k, cz__msm_batch_size(c));
 }
 
-/* A slot must also hold the split pass's affine accumulators. */
-static size_t S(slot_bytes_max)(unsigned c)
+/* Slot size covering every task of a call whose window is at most c: XYZZ
+ * buckets are used for all windows only when forced; otherwise only for
+ * effective windows below AFFINE_MIN. A slot also holds the split pass's
+ * affine accumulators. */
+static size_t S(slot_bytes_max)(unsigned c, const cz_msm_opts *opts)
 {
-    size_t a = S(slot_bytes)(c, true), b = S(slot_bytes)(c, false);
+    bool xyzz_only = opts && opts->buckets == CZ_MSM_BUCKETS_XYZZ;
+    unsigned cx = xyzz_only || c < AFFINE_MIN ? c : AFFINE_MIN - 1;
+    size_t a = xyzz_only ? 0 : S(slot_bytes)(c, true), b = S(slot_bytes)(cx, false);
     size_t o = S(affine_slot_bytes)(CZ_MSM_ONES_BATCH, CZ_MSM_ONES_BATCH);
     size_t m = a > b ? a : b;
     return m > o ? m : o;
 }
 
-static size_t S(scratch_bytes)(const cz_msm_plan *pl, size_t nchunks)
+static size_t S(scratch_bytes)(const cz_msm_plan *pl, size_t nchunks, const cz_msm_opts *opts)
 {
-    return S(align64)(nchunks * sizeof(XYZZ)) + (size_t)pl->threads * S(slot_bytes_max)(pl->c) +
+    return S(align64)(nchunks * sizeof(XYZZ)) + (size_t)pl->threads * S(slot_bytes_max)(pl->c, opts) +
            S(align64)((size_t)pl->nwin * pl->nparts * sizeof(XYZZ)) + 64;
 }
 
@@ -345,16 +351,49 @@ static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigne
     S(abatch) st;
     S(abatch_init)(&st, slot, k, cap);
 
+    /* Buckets are touched in random order and outgrow L2 from c ~ 14: the
+     * bucket of each point is prefetched PF points ahead (ring of pending
+     * (digit, point) pairs). */
+    enum { PF = 8 };
+    int32_t rd[PF];
+    const AFF *rp[PF];
+    unsigned head = 0, fill = 0;
     cz_msm_cursor it = {x->scalars, x->bm, x->part_pos[part]};
-    for (size_t j = x->part_lo[part]; j < x->part_lo[part + 1]; j++) {
-        const cz_scalar *s = cz__msm_cursor_next(&it);
-        if (x->split && cz__msm_class(s) != 2) continue;
-        int32_t d = cz__msm_digit(s->l, win, c);
-        if (d == 0) continue;
-        const AFF *p = &x->bases[j];
-        if (E(affine_is_infinity)(p)) continue;
-        if (d > 0) S(add_point)(&st, (uint32_t)(d - 1), p, 0);
-        else S(add_point)(&st, (uint32_t)(-d - 1), p, 1);
+    for (size_t j = x->part_lo[part];; j++) {
+        bool more = j < x->part_lo[part + 1];
+        if (more) {
+            const cz_scalar *s = cz__msm_cursor_next(&it);
+            if (x->split && cz__msm_class(s) != 2) continue;
+            int32_t d = cz__msm_digit(s->l, win, c);
+            if (d == 0) continue;
+            const AFF *p = &x->bases[j];
+            __builtin_prefetch(&st.bk[d > 0 ? d - 1 : -d - 1]);
+            __builtin_prefetch(p);
+            if (fill < PF) {
+                rd[(head + fill) % PF] = d;
+                rp[(head + fill) % PF] = p;
+                fill++;
+                continue;
+            }
+            /* ring full: process the oldest, put the new one in its place */
+            int32_t d0 = rd[head];
+            const AFF *p0 = rp[head];
+            rd[head] = d;
+            rp[head] = p;
+            head = (head + 1) % PF;
+            if (E(affine_is_infinity)(p0)) continue;
+            if (d0 > 0) S(add_point)(&st, (uint32_t)(d0 - 1), p0, 0);
+            else S(add_point)(&st, (uint32_t)(-d0 - 1), p0, 1);
+        } else {
+            if (!fill) break;
+            int32_t d0 = rd[head];
+            const AFF *p0 = rp[head];
+            head = (head + 1) % PF;
+            fill--;
+            if (E(affine_is_infinity)(p0)) continue;
+            if (d0 > 0) S(add_point)(&st, (uint32_t)(d0 - 1), p0, 0);
+            else S(add_point)(&st, (uint32_t)(-d0 - 1), p0, 1);
+        }
     }
     while (st.nb || st.nq) {
         S(flush)(&st);
@@ -393,7 +432,7 @@ static void S(worker)(void *arg, size_t slot_i)
          * batch by the digits that can occur, and use XYZZ when few. */
         unsigned kb = x->pl.c;
         if (x->maxbits < (win + 1) * x->pl.c) kb = x->maxbits > win * x->pl.c ? x->maxbits - win * x->pl.c + 1 : 1;
-        if (x->pl.affine && (kb >= CZ_MSM_AFFINE_MIN_WINDOW || x->affine_forced))
+        if (x->pl.affine && (kb >= AFFINE_MIN || x->affine_forced))
             S(task_affine)(x, slot, win, part, out, kb);
         else
             S(task_xyzz)(x, slot, win, part, out, kb);
@@ -410,7 +449,7 @@ static unsigned S(bitlen)(const uint64_t o[4])
 /* The plan used for the scratch bound: every scalar general, 256 bits. */
 static void S(bound_plan)(cz_msm_plan *pl, size_t n, unsigned threads, const cz_msm_opts *opts)
 {
-    cz__msm_plan(pl, n, 256, threads, opts, CZ_MSM_MAX_WINDOW);
+    cz__msm_plan(pl, n, 256, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN);
     /* the real call may pick a smaller c (c <= this one), hence up to 257
      * windows, and at most 4T ranges */
     pl->nwin = 257;
@@ -423,7 +462,7 @@ size_t MSM_PUB(_scratch_size)(size_t n, const cz_pool *pool, const cz_msm_opts *
     unsigned th = cz__msm_threads(pool);
     cz_msm_plan pl;
     S(bound_plan)(&pl, n, th, opts);
-    return S(scratch_bytes)(&pl, cz__msm_nchunks(n, th));
+    return S(scratch_bytes)(&pl, cz__msm_nchunks(n, th), opts);
 }
 
 static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *scalars,
@@ -451,7 +490,7 @@ static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *s
     cz_msm_plan bound;
     S(bound_plan)(&bound, n, th, opts);
     x->nchunks = cz__msm_nchunks(n, th);
-    size_t need = S(scratch_bytes)(&bound, x->nchunks);
+    size_t need = S(scratch_bytes)(&bound, x->nchunks, opts);
     unsigned char *mem, *own = NULL;
     if (opts && opts->scratch) {
         if (opts->scratch_size < need) {
@@ -472,7 +511,7 @@ static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *s
     x->ones = (XYZZ *)q;
     q += S(align64)(x->nchunks * sizeof(XYZZ));
     x->slots = q;
-    x->slot_bytes = S(slot_bytes_max)(bound.c);
+    x->slot_bytes = S(slot_bytes_max)(bound.c, opts);
     q += (size_t)th * x->slot_bytes;
 
     /* 1. split pass */
@@ -494,7 +533,7 @@ static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *s
     /* 2. Pippenger over the general scalars */
     unsigned maxbits = S(bitlen)(orb);
     if (cnt[2]) {
-        cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c);
+        cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c, AFFINE_MIN);
         x->maxbits = maxbits;
         x->affine_forced = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
         if (x->pl.nparts > n) x->pl.nparts = (unsigned)n;

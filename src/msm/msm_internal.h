@@ -10,8 +10,11 @@
 #include <string.h>
 
 /* Batch-affine is used from this window up in AUTO mode: below it the
- * buckets are too few for a batch of independent additions (conflicts). */
-#define CZ_MSM_AFFINE_MIN_WINDOW 7
+ * buckets are too few for batches big enough to amortise the inversion
+ * (measured: G1 gains from c = 10, G2, whose additions cost more per
+ * inversion, from c = 9). */
+#define CZ_MSM_AFFINE_MIN_WINDOW_G1 10
+#define CZ_MSM_AFFINE_MIN_WINDOW_G2 9
 /* Most point ranges per window (bounds the per-call result array). */
 #define CZ_MSM_MAX_PARTS 256
 /* Most chunks of the 0/1 split pass. */
@@ -22,6 +25,7 @@
 
 typedef struct {
     unsigned c, nwin, nparts, batch, threads;
+    unsigned affine_min; /* smallest effective window run with affine buckets */
     bool affine;
 } cz_msm_plan;
 
@@ -33,7 +37,7 @@ unsigned cz__msm_threads(const cz_pool *pool);
  * mode for m general scalars of at most maxbits bits. cap_c bounds c
  * (so that the scratch bound computed for n covers every m <= n). */
 void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
-                  const cz_msm_opts *opts, unsigned cap_c);
+                  const cz_msm_opts *opts, unsigned cap_c, unsigned affine_min);
 
 /* Batch size for 2^(c-1) affine buckets. */
 unsigned cz__msm_batch_size(unsigned c);

@@ -167,6 +167,46 @@ void cz_cs_alloc_input(cz_cs *cs, cz_var *out, const cz_fr *value)
     *out = cz_var_input(i < 0 ? 0 : (uint32_t)i);
 }
 
+cz_fr *cz_cs_alloc_aux_n(cz_cs *cs, size_t n, cz_var *first)
+{
+    *first = cz_var_aux(0);
+    if (cs->mode != CZ_CS_WITNESS) {
+        cz_cs_fail(cs, CZ_ERR_INVALID_ARG, "cz_cs_alloc_aux_n outside witness mode");
+        return NULL;
+    }
+    if (cs->err != CZ_OK)
+        return NULL;
+    if (n > CZ_VAR_MAX_COUNT - cs->n_aux) {
+        cz_cs_fail(cs, CZ_ERR_UNSUPPORTED, "more than 2^31-1 aux variables");
+        return NULL;
+    }
+    if (cs->n_aux + n > cs->cap_aux) {
+        size_t nc = cs->cap_aux ? cs->cap_aux : 1024;
+        while (nc < cs->n_aux + n)
+            nc *= 2;
+        cz_fr *p = realloc(cs->aux, nc * sizeof(cz_fr));
+        if (!p) {
+            cz_cs_set_error(cs, CZ_ERR_NOMEM, "out of memory growing the assignment");
+            return NULL;
+        }
+        cs->aux = p;
+        cs->cap_aux = nc;
+    }
+    *first = cz_var_aux((uint32_t)cs->n_aux);
+    cz_fr *slots = cs->aux + cs->n_aux;
+    cs->n_aux += n;
+    return slots;
+}
+
+void cz_cs_count_constraints(cz_cs *cs, size_t n)
+{
+    if (cs->mode != CZ_CS_WITNESS) {
+        cz_cs_fail(cs, CZ_ERR_INVALID_ARG, "cz_cs_count_constraints outside witness mode");
+        return;
+    }
+    cs->n_constraints += n;
+}
+
 void cz_cs_value(const cz_cs *cs, cz_var v, cz_fr *out)
 {
     uint32_t i = cz_var_index(v);

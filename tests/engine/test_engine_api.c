@@ -218,7 +218,9 @@ static void test_params_manager(void **state)
     assert_int_equal(st.params_evictions, 3); /* A and B made room for C */
     assert_int_equal(st.params_resident, 1);
     assert_int_equal(st.params_resident_bytes, 900);
-    /* preload under pressure evicts idle sets (min idle 0 here) */
+    /* preload under pressure evicts idle sets (min idle 0 here); C's last
+     * partition may still pin it for a moment after the job is DONE */
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
     assert_int_equal(cz_engine_preload(e, "A", msg, sizeof msg), CZ_OK); /* C evicted (idle) */
     cz_engine_get_status(e, &st);
     assert_int_equal(st.params_resident_bytes, 500);
@@ -230,7 +232,7 @@ static void test_params_manager(void **state)
     /* a minimum idle time: eviction waits for it, the job still completes */
     et_config(&c, &f);
     c.memory_budget = 1200;
-    c.eviction_min_idle_ms = 150;
+    c.eviction_min_idle_ms = 400;
     e = et_create(&c);
     assert_int_equal(cz_engine_preload(e, "A", msg, sizeof msg), CZ_OK);
     /* A was used just now: not evictable yet, so preload is refused, never waits */
@@ -365,6 +367,23 @@ static void test_observability(void **state)
         events++;
     assert_int_equal(events, 27);
     free(tb);
+    cz_engine_destroy(e);
+
+    /* the records ring keeps the newest records_capacity entries */
+    et_config(&c, &f);
+    c.records_capacity = 4;
+    c.partition_workers = 1; /* strict retire order */
+    e = et_create(&c);
+    cz_job_id last = 0;
+    for (int i = 0; i < 3; i++)
+        last = et_submit(e, "c", "ring", 3, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
+    cz_engine_part_record ring[8];
+    assert_int_equal(cz_engine_get_records(e, ring, 8), 4);
+    int of_last = 0;
+    for (int i = 0; i < 4; i++)
+        of_last += ring[i].job == last;
+    assert_int_equal(of_last, 3); /* all three of the newest job's partitions */
     cz_engine_destroy(e);
     pthread_mutex_destroy(&t.mu);
     fake_destroy(&f);

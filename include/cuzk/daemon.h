@@ -1,0 +1,120 @@
+/*
+ * cuzk — cuzkd, the proving daemon: the engine (cuzk/engine.h) behind an
+ * HTTP/JSON API (libmicrohttpd + jansson), configured by an INI file
+ * (libinih) with command-line overrides. The API is documented in
+ * docs/api.md, every configuration key in docs/cuzkd.ini.example.
+ *
+ * Listening: a unix socket by default (created mode 0600, so only the
+ * owner can talk to it), or TCP. TCP on a loopback address is allowed
+ * without a token; any other address refuses to start unless a bearer
+ * token file is configured. When a token is configured every request must
+ * carry "Authorization: Bearer <token>" (compared in constant time).
+ *
+ * Threading: cz_daemon_create starts the engine's threads and the HTTP
+ * server (one thread per connection, so a long await never starves other
+ * requests; awaits are bounded by max_await_ms). cz_daemon_shutdown and
+ * cz_daemon_destroy must not race with each other.
+ *
+ * Durability: jobs live in memory; after a restart await answers 404
+ * ("unknown job") and the client resubmits.
+ */
+#ifndef CUZK_DAEMON_H
+#define CUZK_DAEMON_H
+
+#include <stdio.h>
+#include "cuzk/common.h"
+#include "cuzk/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { CZ_LOG_ERROR = 0, CZ_LOG_WARN, CZ_LOG_INFO, CZ_LOG_DEBUG } cz_log_level;
+
+#define CZ_DAEMON_PATH_MAX 512
+
+/* Every knob of the daemon. Strings are fixed arrays so a config can be
+ * copied and freed with no ownership rules. Defaults: see
+ * cz_daemon_config_default and docs/cuzkd.ini.example. */
+typedef struct {
+    /* [daemon] */
+    char listen[CZ_DAEMON_PATH_MAX];     /* "unix:/path", "/path", "tcp:HOST:PORT", "HOST:PORT", "[v6]:PORT" */
+    char token_file[CZ_DAEMON_PATH_MAX]; /* "" = no token; first line of the file = token */
+    uint64_t max_body_bytes;             /* request body limit (default 96 MiB) */
+    uint64_t max_payload_bytes;          /* decoded payload limit (default 64 MiB) */
+    uint64_t default_await_ms;           /* await/prove without timeout_ms (default 60000) */
+    uint64_t max_await_ms;               /* cap on timeout_ms (default 3600000) */
+    unsigned max_connections;            /* concurrent connections (default 256) */
+    unsigned connection_timeout_s;       /* idle connection timeout (default 120) */
+    cz_log_level log_level;              /* default info */
+    char timeline_file[CZ_DAEMON_PATH_MAX]; /* "" = none, "-" = stderr; else appended */
+    char trace_file[CZ_DAEMON_PATH_MAX];    /* Chrome trace written at shutdown ("" = none) */
+    /* [backend] */
+    char backend[16];                    /* "groth16" (production) | "test" (test double) */
+    char param_dir[CZ_DAEMON_PATH_MAX];  /* parameter store (default "params") */
+    unsigned threads;                    /* prover compute threads (0 = online CPUs) */
+    bool auto_setup;                     /* create missing parameters by a local setup */
+    /* [test] — the test-double back-end (backend = test) */
+    unsigned test_load_ms, test_synth_ms, test_prove_ms, test_finish_ms;
+    uint64_t test_params_bytes, test_partition_bytes;
+    unsigned test_proof_bytes;
+    /* [engine] — every engine knob; backend/timeline/callbacks are set by
+     * the daemon and ignored here. */
+    cz_engine_config engine;
+} cz_daemon_config;
+
+void cz_daemon_config_default(cz_daemon_config *c);
+/* Sets one key ("engine", "partition_workers", "4"). Sizes accept K/M/G/T
+ * suffixes (binary), booleans true/false/yes/no/on/off/1/0. An unknown
+ * section or key, or a bad value, is an error naming it. */
+CZ_WUR cz_status cz_daemon_config_set(cz_daemon_config *c, const char *section, const char *key,
+                                      const char *value, cz_errbuf *err);
+/* "section.key=value" (the --set syntax). */
+CZ_WUR cz_status cz_daemon_config_set_arg(cz_daemon_config *c, const char *arg, cz_errbuf *err);
+/* Loads an INI file over c (keys not in the file keep their value). */
+CZ_WUR cz_status cz_daemon_config_load(cz_daemon_config *c, const char *path, cz_errbuf *err);
+/* Prints the resolved configuration as INI (the token itself never). */
+void cz_daemon_config_print(const cz_daemon_config *c, FILE *f);
+
+typedef struct cz_daemon cz_daemon;
+
+/* Creates the engine (over *backend, which must outlive the daemon), binds
+ * the listen address and starts serving. Refuses (CZ_ERR_INVALID_ARG) a
+ * non-loopback TCP address without a token, an unreadable or empty token
+ * file, a unix socket path where a live daemon answers. */
+CZ_WUR cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg,
+                                  const cz_engine_backend *backend, cz_errbuf *err);
+/* The address actually bound ("unix:/path" or "tcp:127.0.0.1:PORT" with
+ * the real port when port 0 was configured). */
+const char *cz_daemon_address(const cz_daemon *d);
+cz_engine *cz_daemon_engine(cz_daemon *d);
+/* Stops accepting connections, drains or cancels in-flight jobs (engine
+ * drain_on_shutdown), lets in-progress requests answer, stops the server.
+ * Idempotent. */
+void cz_daemon_shutdown(cz_daemon *d);
+/* shutdown + writes trace_file + frees everything (the engine too). */
+void cz_daemon_destroy(cz_daemon *d);
+
+/* Serves until SIGTERM or SIGINT, then shuts down cleanly. Blocks those
+ * signals in the calling thread (threads created afterwards inherit the
+ * mask). Returns a process exit code: 0 after a clean shutdown, 1 if the
+ * daemon could not start. */
+int cz_daemon_run(const cz_daemon_config *cfg, const cz_engine_backend *backend);
+
+/* The test-double back-end (backend = test): circuits "test" and
+ * "test-<anything>" (estimates from the [test] knobs; "test-huge" needs
+ * 2^50 bytes per partition, for budget refusals). Payload tokens:
+ * "fail=<prepare|synth|prove|finish|verify>:<partition>",
+ * "synth_ms=N", "prove_ms=N", "finish_ms=N". Proof of partition k: byte i
+ * = (fnv1a32(payload) + 7*k + i) & 0xff (see docs/api.md); verify checks
+ * exactly this. */
+CZ_WUR cz_status cz_daemon_test_backend_create(cz_engine_backend *out, const cz_daemon_config *cfg);
+void cz_daemon_test_backend_destroy(cz_engine_backend *b);
+
+/* The whole cuzkd program: options, config, back-end, run. */
+int cz_daemon_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_DAEMON_H */

@@ -1,0 +1,72 @@
+/*
+ * cuzk — the production proving back-end: Groth16 on the CPU over cuzk's
+ * circuit registry, with a parameter store on disk. It plugs into the
+ * engine (cuzk/engine.h) as a cz_engine_backend.
+ *
+ * Circuits (ids):
+ *   mulchain-N       the generic multiplication chain (cuzk/circuits.h),
+ *                    N multiplications; payload: {"x0": "<decimal>"} (or
+ *                    empty: x0 = 1); partition p proves x0 + p.
+ *   porep-K          the PoRep-shaped presets (cuzk/circuits.h), payload:
+ *                    a vanilla proof (docs/vanilla-proof.md) whose
+ *                    partition count equals the job's.
+ *
+ * Parameter store (param_dir), per circuit id:
+ *   <id>.pce     recorded constraint system (cz_pce_save; checksummed)
+ *   <id>.params  bellperson-layout Groth16 parameters
+ *   <id>.meta    sidecar: circuit hash and counts (a params file that does
+ *                not belong to the recorded circuit is refused before any
+ *                proving)
+ *   <id>.cache   the parameters converted to the in-memory form, SHA-256
+ *                checksummed; loaded by mmap, trusted only while its
+ *                checksum and circuit hash match (skips re-validation of
+ *                every point, which dominates loading at scale)
+ * With auto_setup, a missing parameter set is created by a local trusted
+ * setup (fine for tests and demos; production uses a ceremony's file).
+ *
+ * Memory estimate per partition (engine budget): abc = 3·32·m bytes;
+ * rest = witness (32 B per variable) + canonical scalars kept for B_G2
+ * (32 B per variable) + MSM scratch (bounded, per thread) + a margin.
+ */
+#ifndef CUZK_PROVER_H
+#define CUZK_PROVER_H
+
+#include "cuzk/engine.h"
+#include "cuzk/groth16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    const char *param_dir;   /* created if missing */
+    unsigned threads;        /* compute pool threads (0 = online CPUs) */
+    bool auto_setup;         /* create missing parameters by a local setup */
+    FILE *log;               /* progress lines (setup, loading); may be NULL */
+} cz_prover_config;
+
+/* Fills *out with a back-end whose ctx owns the pools, the store and the
+ * circuit cache. Destroy it after the engine that uses it. */
+CZ_WUR cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_config *cfg, cz_errbuf *err);
+void cz_prover_backend_destroy(cz_engine_backend *b);
+
+/* Ensures the parameter files of circuit_id exist in param_dir (running a
+ * setup if they do not and auto_setup is set) — `cuzk setup` and the demo. */
+CZ_WUR cz_status cz_prover_ensure_params(const cz_engine_backend *b, const char *circuit_id, cz_errbuf *err);
+
+/* A payload for circuit_id's partitions that the back-end accepts, for
+ * tests and benchmarks: mulchain payloads from seed; porep payloads are
+ * generated vanilla proofs of a random sector (seeded). *payload malloc'd. */
+CZ_WUR cz_status cz_prover_sample_payload(const cz_engine_backend *b, const char *circuit_id, uint32_t partitions,
+                                          uint64_t seed, uint8_t **payload, size_t *len, cz_errbuf *err);
+
+/* Verifies an assembled multi-partition proof of a job offline (same check
+ * as the engine's self-verification). */
+CZ_WUR cz_status cz_prover_verify(const cz_engine_backend *b, const char *circuit_id, const uint8_t *payload,
+                                  size_t payload_len, uint32_t partitions, const uint8_t *proof, size_t proof_len,
+                                  cz_errbuf *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_PROVER_H */

@@ -1,0 +1,101 @@
+/*
+ * cuzkd request parsing and validation: pure functions (no network, no
+ * engine), so the fuzz target (fuzz/fuzz_api.c) can drive them directly.
+ * Every error path writes a one-line message naming the problem into err
+ * and returns the HTTP status the daemon answers with.
+ */
+#ifndef CZ_DAEMON_API_H
+#define CZ_DAEMON_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "cuzk/engine.h"
+
+typedef enum {
+    CZ_API_NONE = 0,
+    CZ_API_SUBMIT,      /* POST /v1/jobs */
+    CZ_API_JOB,         /* GET  /v1/jobs/{id} */
+    CZ_API_AWAIT,       /* POST /v1/jobs/{id}/await */
+    CZ_API_CANCEL,      /* POST /v1/jobs/{id}/cancel */
+    CZ_API_PROVE,       /* POST /v1/prove */
+    CZ_API_STATUS,      /* GET  /v1/status */
+    CZ_API_METRICS,     /* GET  /metrics */
+    CZ_API_TRACE,       /* GET  /v1/trace */
+    CZ_API_HEALTH,      /* GET  /v1/health */
+    CZ_API_PRELOAD,     /* POST /v1/params/{name}/preload */
+    CZ_API_EVICT        /* POST /v1/params/{name}/evict */
+} cz_api_route;
+
+#define CZ_API_NAME_MAX 127
+
+typedef struct {
+    cz_api_route route;
+    cz_job_id job;                   /* CZ_API_JOB/AWAIT/CANCEL */
+    char name[CZ_API_NAME_MAX + 1];  /* CZ_API_PRELOAD/EVICT */
+    const char *allow;               /* on 405: the allowed method */
+} cz_api_target;
+
+/* Matches method + path (no query string). Returns 0 on a match, else the
+ * HTTP status (404 no such endpoint, 405 wrong method, 400 bad id/name). */
+int cz_api_match(const char *method, const char *path, cz_api_target *t, char *err, size_t errlen);
+
+/* Parameter/circuit names: 1..127 chars of [A-Za-z0-9._-], not "." or
+ * "..", never containing "..", never starting with '.' — a name is always
+ * a single file-name component inside the parameter directory. */
+bool cz_api_name_ok(const char *s, size_t len);
+/* Job ids: decimal, 1..UINT64_MAX, no sign, no leading zeros. */
+bool cz_api_parse_job_id(const char *s, size_t len, cz_job_id *out);
+/* Milliseconds query value: decimal 0..max (values above max are capped
+ * at max). NULL s -> def. Returns 0 or 400. */
+int cz_api_parse_ms(const char *s, uint64_t def, uint64_t max, uint64_t *out, char *err, size_t errlen);
+
+typedef struct {
+    char circuit[CZ_API_NAME_MAX + 1];
+    uint8_t *payload;      /* malloc'd (may be NULL when payload_len == 0) */
+    size_t payload_len;
+    uint32_t partitions;   /* default 1 */
+    cz_priority priority;  /* default normal */
+    char request_id[256];  /* "" = none */
+} cz_api_submit;
+
+/* Parses a submit body: a JSON object with "circuit" (required),
+ * exactly one of "payload" (a string = its UTF-8 bytes; any other JSON
+ * value = its compact serialization) or "payload_b64" (standard base64),
+ * optional "partitions" (1..65536), "priority" ("low".."critical"),
+ * "request_id" (1..255 printable ASCII). Unknown fields are refused (they
+ * are usually typos). Returns 0 (out filled; free with
+ * cz_api_submit_free) or 400/413 with err. */
+int cz_api_parse_submit(const char *body, size_t len, uint64_t max_payload, cz_api_submit *out,
+                        char *err, size_t errlen);
+void cz_api_submit_free(cz_api_submit *s);
+
+/* Standard base64 (RFC 4648, padded). decode: strict (no whitespace, no
+ * missing padding, zero trailing bits); returns false on any error. */
+char *cz_base64_encode(const uint8_t *in, size_t len, size_t *outlen);
+bool cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *outlen);
+
+/* A job snapshot as JSON (proof as "proof_b64" when present). */
+json_t *cz_api_job_json(const cz_job_result *r, bool with_proof);
+/* HTTP status for an engine status code (submit/preload/evict refusals). */
+int cz_api_http_status(cz_status st);
+
+/* Listen addresses. */
+typedef struct {
+    bool is_unix;
+    char path[108];       /* unix socket path */
+    char host[256];       /* numeric address */
+    unsigned port;
+    bool loopback;        /* unix sockets count as local */
+} cz_listen_addr;
+/* "unix:/p" | "/p" | "tcp:H:P" | "H:P" | "[V6]:P"; host must be numeric. */
+bool cz_api_parse_listen(const char *s, cz_listen_addr *out, char *err, size_t errlen);
+
+/* Constant-time comparison of a presented token with the expected one
+ * (time depends only on the expected token's length). */
+bool cz_api_token_equal(const char *expected, size_t elen, const char *given, size_t glen);
+/* Extracts the token from an "Authorization: Bearer <t>" value. */
+bool cz_api_bearer(const char *header, const char **tok, size_t *toklen);
+
+#endif

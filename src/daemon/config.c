@@ -1,0 +1,312 @@
+/*
+ * cuzkd configuration: defaults, INI loading (libinih), "section.key=value"
+ * overrides and printing of the resolved configuration. One table lists
+ * every key once, so loading, --set and printing can never disagree.
+ */
+#include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "cuzk/daemon.h"
+
+typedef enum { K_STR, K_U32, K_U64, K_SIZE, K_MS, K_BOOL, K_LOG, K_BUDGET, K_BACKEND, K_ZSIZE } ktype;
+
+typedef struct {
+    const char *section, *key;
+    ktype type;
+    size_t off;
+    size_t cap; /* K_STR: array size */
+    uint64_t min, max;
+} keydef;
+
+#define OFF(f) offsetof(cz_daemon_config, f)
+#define STR(sec, k, f) {sec, k, K_STR, OFF(f), sizeof(((cz_daemon_config *)0)->f), 0, 0}
+static const keydef keys[] = {
+    STR("daemon", "listen", listen),
+    STR("daemon", "token_file", token_file),
+    {"daemon", "max_body_bytes", K_U64, OFF(max_body_bytes), 0, 1024, UINT64_MAX},
+    {"daemon", "max_payload_bytes", K_U64, OFF(max_payload_bytes), 0, 0, UINT64_MAX},
+    {"daemon", "default_await_ms", K_MS, OFF(default_await_ms), 0, 0, UINT64_MAX},
+    {"daemon", "max_await_ms", K_MS, OFF(max_await_ms), 0, 0, UINT64_MAX},
+    {"daemon", "max_connections", K_U32, OFF(max_connections), 0, 1, 65536},
+    {"daemon", "connection_timeout_s", K_U32, OFF(connection_timeout_s), 0, 0, 86400},
+    {"daemon", "log_level", K_LOG, OFF(log_level), 0, 0, 0},
+    STR("daemon", "timeline_file", timeline_file),
+    STR("daemon", "trace_file", trace_file),
+    {"backend", "type", K_BACKEND, OFF(backend), sizeof(((cz_daemon_config *)0)->backend), 0, 0},
+    STR("backend", "param_dir", param_dir),
+    {"backend", "threads", K_U32, OFF(threads), 0, 0, 4096},
+    {"backend", "auto_setup", K_BOOL, OFF(auto_setup), 0, 0, 0},
+    {"engine", "partition_workers", K_U32, OFF(engine.partition_workers), 0, 1, 4096},
+    {"engine", "synthesis_lookahead", K_U32, OFF(engine.synthesis_lookahead), 0, 1, 4096},
+    {"engine", "devices", K_U32, OFF(engine.devices), 0, 1, 64},
+    {"engine", "workers_per_device", K_U32, OFF(engine.workers_per_device), 0, 1, 64},
+    {"engine", "finalizers", K_U32, OFF(engine.finalizers), 0, 1, 4096},
+    {"engine", "memory_budget", K_BUDGET, OFF(engine.memory_budget), 0, 0, UINT64_MAX},
+    {"engine", "memory_safety_margin", K_U64, OFF(engine.memory_safety_margin), 0, 0, UINT64_MAX},
+    {"engine", "eviction_min_idle_ms", K_MS, OFF(engine.eviction_min_idle_ms), 0, 0, UINT64_MAX},
+    {"engine", "result_retention_ms", K_MS, OFF(engine.result_retention_ms), 0, 0, UINT64_MAX},
+    {"engine", "result_retention_count", K_ZSIZE, OFF(engine.result_retention_count), 0, 1, 1u << 30},
+    {"engine", "records_capacity", K_ZSIZE, OFF(engine.records_capacity), 0, 0, 1u << 30},
+    {"engine", "self_verify", K_BOOL, OFF(engine.self_verify), 0, 0, 0},
+    {"engine", "drain_on_shutdown", K_BOOL, OFF(engine.drain_on_shutdown), 0, 0, 0},
+    {"engine", "start_paused", K_BOOL, OFF(engine.start_paused), 0, 0, 0},
+    {"test", "load_ms", K_U32, OFF(test_load_ms), 0, 0, 600000},
+    {"test", "synth_ms", K_U32, OFF(test_synth_ms), 0, 0, 600000},
+    {"test", "prove_ms", K_U32, OFF(test_prove_ms), 0, 0, 600000},
+    {"test", "finish_ms", K_U32, OFF(test_finish_ms), 0, 0, 600000},
+    {"test", "params_bytes", K_U64, OFF(test_params_bytes), 0, 0, UINT64_MAX},
+    {"test", "partition_bytes", K_U64, OFF(test_partition_bytes), 0, 2, UINT64_MAX},
+    {"test", "proof_bytes", K_U32, OFF(test_proof_bytes), 0, 8, 4096},
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+static const char *log_names[] = {"error", "warn", "info", "debug"};
+
+void cz_daemon_config_default(cz_daemon_config *c)
+{
+    memset(c, 0, sizeof *c);
+    const char *rt = getenv("XDG_RUNTIME_DIR");
+    snprintf(c->listen, sizeof c->listen, "unix:%s/cuzkd.sock", rt && *rt ? rt : "/tmp");
+    c->max_body_bytes = 96ull << 20;
+    c->max_payload_bytes = 64ull << 20;
+    c->default_await_ms = 60000;
+    c->max_await_ms = 3600000;
+    c->max_connections = 256;
+    c->connection_timeout_s = 120;
+    c->log_level = CZ_LOG_INFO;
+    snprintf(c->backend, sizeof c->backend, "groth16");
+    snprintf(c->param_dir, sizeof c->param_dir, "params");
+    c->threads = 0;
+    c->auto_setup = false;
+    c->test_load_ms = 0;
+    c->test_synth_ms = 5;
+    c->test_prove_ms = 5;
+    c->test_finish_ms = 2;
+    c->test_params_bytes = 1u << 20;
+    c->test_partition_bytes = 2u << 20;
+    c->test_proof_bytes = 192;
+    cz_engine_config_default(&c->engine);
+}
+
+static bool parse_u64(const char *v, bool suffix, uint64_t *out)
+{
+    if (!v || !*v || *v == '-' || *v == '+')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || end == v)
+        return false;
+    unsigned shift = 0;
+    if (suffix && *end) {
+        switch (*end) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        case 't': case 'T': shift = 40; break;
+        default: return false;
+        }
+        end++;
+        if (*end == 'i' || *end == 'I')
+            end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+    }
+    if (*end)
+        return false;
+    if (shift && x > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)x << shift;
+    return true;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    static const char *t[] = {"true", "yes", "on", "1"}, *f[] = {"false", "no", "off", "0"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(v, t[i])) {
+            *out = true;
+            return true;
+        }
+        if (!strcasecmp(v, f[i])) {
+            *out = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+cz_status cz_daemon_config_set(cz_daemon_config *c, const char *section, const char *key,
+                               const char *value, cz_errbuf *err)
+{
+    const keydef *k = NULL;
+    bool sec_known = false;
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (!strcmp(keys[i].section, section)) {
+            sec_known = true;
+            if (!strcmp(keys[i].key, key)) {
+                k = &keys[i];
+                break;
+            }
+        }
+    }
+    if (!sec_known)
+        return cz_err(err, CZ_ERR_INVALID_ARG,
+                      "unknown config section [%s] (known: daemon, backend, engine, test)", section);
+    if (!k)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "unknown config key '%s' in [%s]", key, section);
+    char *base = (char *)c;
+    uint64_t u;
+    bool b;
+    switch (k->type) {
+    case K_STR:
+        if (strlen(value) >= k->cap)
+            return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s: value longer than %zu characters", section,
+                          key, k->cap - 1);
+        snprintf(base + k->off, k->cap, "%s", value);
+        return CZ_OK;
+    case K_BACKEND:
+        if (strcmp(value, "groth16") && strcmp(value, "test"))
+            return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be 'groth16' or 'test', got '%s'",
+                          section, key, value);
+        snprintf(base + k->off, k->cap, "%s", value);
+        return CZ_OK;
+    case K_BOOL:
+        if (!parse_bool(value, &b))
+            return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be true or false, got '%s'", section,
+                          key, value);
+        *(bool *)(base + k->off) = b;
+        return CZ_OK;
+    case K_LOG:
+        for (int i = 0; i < 4; i++)
+            if (!strcasecmp(value, log_names[i])) {
+                *(cz_log_level *)(base + k->off) = (cz_log_level)i;
+                return CZ_OK;
+            }
+        return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be error, warn, info or debug, got '%s'",
+                      section, key, value);
+    case K_BUDGET:
+        if (!strcasecmp(value, "auto")) {
+            *(uint64_t *)(base + k->off) = 0;
+            return CZ_OK;
+        }
+        /* fall through */
+    case K_U32:
+    case K_U64:
+    case K_SIZE:
+    case K_ZSIZE:
+    case K_MS:
+        if (!parse_u64(value, k->type != K_MS && k->type != K_U32, &u) || u < k->min || u > k->max)
+            return cz_err(err, CZ_ERR_INVALID_ARG,
+                          "%s.%s must be an integer in %" PRIu64 "..%" PRIu64 "%s, got '%s'", section,
+                          key, k->min, k->max,
+                          k->type == K_BUDGET ? " (bytes, K/M/G/T suffix) or auto"
+                          : (k->type == K_U64 || k->type == K_SIZE || k->type == K_ZSIZE)
+                              ? " (K/M/G/T suffix allowed)"
+                              : "",
+                          value);
+        if (k->type == K_U32)
+            *(unsigned *)(base + k->off) = (unsigned)u;
+        else if (k->type == K_ZSIZE || k->type == K_SIZE)
+            *(size_t *)(base + k->off) = (size_t)u;
+        else
+            *(uint64_t *)(base + k->off) = u;
+        return CZ_OK;
+    }
+    return CZ_ERR_INTERNAL;
+}
+
+cz_status cz_daemon_config_set_arg(cz_daemon_config *c, const char *arg, cz_errbuf *err)
+{
+    const char *dot = strchr(arg, '.');
+    const char *eq = strchr(arg, '=');
+    if (!dot || !eq || dot > eq || dot == arg || eq == dot + 1)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "--set expects section.key=value, got '%s'", arg);
+    char sec[64], key[64];
+    size_t sn = (size_t)(dot - arg), kn = (size_t)(eq - dot - 1);
+    if (sn >= sizeof sec || kn >= sizeof key)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "--set: section or key too long in '%s'", arg);
+    memcpy(sec, arg, sn);
+    sec[sn] = 0;
+    memcpy(key, dot + 1, kn);
+    key[kn] = 0;
+    return cz_daemon_config_set(c, sec, key, eq + 1, err);
+}
+
+typedef struct {
+    cz_daemon_config *c;
+    cz_errbuf *err;
+    cz_status st;
+    int line;
+} load_ctx;
+
+static int ini_cb(void *user, const char *section, const char *name, const char *value)
+{
+    load_ctx *l = user;
+    if (l->st != CZ_OK)
+        return 0;
+    cz_errbuf e;
+    cz_status st = cz_daemon_config_set(l->c, section, name, value ? value : "", &e);
+    if (st != CZ_OK) {
+        l->st = st;
+        cz_err(l->err, st, "%s", e.msg);
+        return 0;
+    }
+    return 1;
+}
+
+cz_status cz_daemon_config_load(cz_daemon_config *c, const char *path, cz_errbuf *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cz_err(err, CZ_ERR_IO, "cannot open config file '%s': %s", path, strerror(errno));
+    load_ctx l = {c, err, CZ_OK, 0};
+    int rc = ini_parse_file(f, ini_cb, &l);
+    fclose(f);
+    if (l.st != CZ_OK) {
+        cz_errbuf e = {{0}};
+        if (err)
+            e = *err;
+        return cz_err(err, l.st, "%s:%d: %s", path, rc, e.msg);
+    }
+    if (rc != 0)
+        return cz_err(err, CZ_ERR_FORMAT, "%s:%d: syntax error", path, rc);
+    return CZ_OK;
+}
+
+void cz_daemon_config_print(const cz_daemon_config *c, FILE *f)
+{
+    const char *sec = "";
+    const char *base = (const char *)c;
+    fprintf(f, "# cuzkd resolved configuration\n");
+    for (size_t i = 0; i < NKEYS; i++) {
+        const keydef *k = &keys[i];
+        if (strcmp(sec, k->section)) {
+            sec = k->section;
+            fprintf(f, "[%s]\n", sec);
+        }
+        fprintf(f, "%s = ", k->key);
+        switch (k->type) {
+        case K_STR:
+        case K_BACKEND: fprintf(f, "%s\n", base + k->off); break;
+        case K_BOOL: fprintf(f, "%s\n", *(const bool *)(base + k->off) ? "true" : "false"); break;
+        case K_LOG: fprintf(f, "%s\n", log_names[*(const cz_log_level *)(base + k->off)]); break;
+        case K_U32: fprintf(f, "%u\n", *(const unsigned *)(base + k->off)); break;
+        case K_SIZE:
+        case K_ZSIZE: fprintf(f, "%zu\n", *(const size_t *)(base + k->off)); break;
+        case K_BUDGET:
+            if (*(const uint64_t *)(base + k->off) == 0) {
+                fprintf(f, "auto\n");
+                break;
+            }
+            /* fall through */
+        case K_U64:
+        case K_MS: fprintf(f, "%" PRIu64 "\n", *(const uint64_t *)(base + k->off)); break;
+        }
+    }
+    fflush(f);
+}

@@ -1,0 +1,476 @@
+/*
+ * The production engine back-end (cuzk/prover.h): circuits from the
+ * registry, parameters from the store, the CPU Groth16 split prover.
+ *
+ * Threads: one compute pool (NTTs, MSMs, SpMV) shared by every synthesis
+ * and prover worker of the engine — the pool serves concurrent callers —
+ * and a small background pool for the B_G2 MSMs that prove_start hands off
+ * and prove_finish joins, so a partition's CPU tail overlaps the next
+ * partition's work.
+ */
+#include "prover_internal.h"
+#include "cuzk/ntt.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+typedef struct circuit_entry {
+    char id[128];
+    const circuit_kind *kind;
+    void *shape;
+    cz_pce *pce;
+    struct circuit_entry *next;
+} circuit_entry;
+
+typedef struct {
+    char *param_dir;
+    cz_pool *pool, *bg;
+    bool auto_setup;
+    FILE *log;
+    pthread_mutex_t mu;
+    circuit_entry *circuits;
+} backend_ctx;
+
+typedef struct {
+    circuit_entry *c;
+    cz_groth16_params *params;
+    cz_groth16_pvk *pvk;
+    size_t m;
+} loaded_t;
+
+typedef struct {
+    const cz_pce *pce;
+    cz_witness w;
+    cz_fr *a, *b, *c;
+    size_t m;
+} synth_t;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void to_msg(char *msg, size_t msglen, const cz_errbuf *e)
+{
+    if (msg && msglen) snprintf(msg, msglen, "%s", e->msg);
+}
+
+static size_t domain_of(const cz_pce *pce)
+{
+    size_t m = 1;
+    while (m < pce->n_constraints) m <<= 1;
+    return m;
+}
+
+/* The recorded circuit for id (recorded once, cached). */
+static cz_status get_circuit(backend_ctx *b, const char *id, circuit_entry **out, cz_errbuf *err)
+{
+    pthread_mutex_lock(&b->mu);
+    for (circuit_entry *c = b->circuits; c; c = c->next) {
+        if (!strcmp(c->id, id)) {
+            *out = c;
+            pthread_mutex_unlock(&b->mu);
+            return CZ_OK;
+        }
+    }
+    cz_status st;
+    const circuit_kind *k = cz__find_kind(id);
+    if (!k || strlen(id) >= sizeof((circuit_entry *)0)->id) {
+        pthread_mutex_unlock(&b->mu);
+        return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (known: mulchain-N, porep-12..porep-20)", id);
+    }
+    circuit_entry *c = calloc(1, sizeof *c);
+    if (!c) {
+        pthread_mutex_unlock(&b->mu);
+        return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    }
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->kind = k;
+    cz_synth_fn fn;
+    const void *ctx;
+    /* recording under the lock: concurrent first uses of one circuit must
+     * not record twice (it can take seconds at PoRep scale) */
+    if ((st = k->resolve(id, &c->shape, err)) != CZ_OK || (st = k->shape_synth(c->shape, &fn, &ctx)) != CZ_OK) {
+        if (c->shape) k->free_shape(c->shape);
+        free(c);
+        pthread_mutex_unlock(&b->mu);
+        return st;
+    }
+    if ((st = cz_pce_record(&c->pce, fn, ctx, NULL)) != CZ_OK) {
+        k->free_shape(c->shape);
+        free(c);
+        pthread_mutex_unlock(&b->mu);
+        return cz_err(err, st, "circuit %s: recording failed: %s", id, cz_status_str(st));
+    }
+    c->next = b->circuits;
+    b->circuits = c;
+    *out = c;
+    pthread_mutex_unlock(&b->mu);
+    return CZ_OK;
+}
+
+/* ---- vtable ---- */
+static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out, char *msg, size_t msglen)
+{
+    backend_ctx *b = ctx;
+    cz_errbuf e = {{0}};
+    circuit_entry *c;
+    cz_status st = get_circuit(b, id, &c, &e);
+    if (st != CZ_OK) {
+        to_msg(msg, msglen, &e);
+        return st;
+    }
+    uint64_t m = domain_of(c->pce), nvars = c->pce->n_inputs + c->pce->n_aux;
+    unsigned logm = 0;
+    while ((1ULL << logm) < m) logm++;
+    out->params_bytes = cz__params_bytes_for(c->pce) + cz_pce_bytes(c->pce) + cz_ntt_domain_memory(logm);
+    out->abc_bytes = 3 * 32 * m;
+    /* witness (kept until prove_start) + canonical scalars (kept until
+     * prove_finish for B_G2) + MSM scratch per compute thread (< 4 MiB at
+     * the windows used up to 2^27) */
+    out->rest_bytes = 2 * 32 * nvars + (uint64_t)(cz_pool_size(b->pool) + 2) * (4u << 20);
+    out->proof_bytes = CZ_GROTH16_PROOF_BYTES;
+    return CZ_OK;
+}
+
+static cz_status be_load(void *ctx, const char *id, void **params, char *msg, size_t msglen)
+{
+    backend_ctx *b = ctx;
+    cz_errbuf e = {{0}};
+    circuit_entry *c;
+    cz_status st = get_circuit(b, id, &c, &e);
+    loaded_t *L = NULL;
+    if (st == CZ_OK && !(L = calloc(1, sizeof *L))) st = cz_err(&e, CZ_ERR_NOMEM, "out of memory");
+    if (st == CZ_OK) st = cz__store_load(b->param_dir, id, c->pce, b->auto_setup, b->pool, b->log, &L->params, &e);
+    if (st == CZ_OK && (st = cz_groth16_pvk_create(&L->pvk, &L->params->vk)) != CZ_OK)
+        cz_err(&e, st, "cannot prepare the verifying key");
+    if (st != CZ_OK) {
+        if (L) {
+            cz_groth16_params_free(L->params);
+            free(L);
+        }
+        to_msg(msg, msglen, &e);
+        return st;
+    }
+    L->c = c;
+    L->m = domain_of(c->pce);
+    *params = L;
+    return CZ_OK;
+}
+
+static void be_unload(void *ctx, const char *id, void *params)
+{
+    (void)ctx;
+    (void)id;
+    loaded_t *L = params;
+    if (!L) return;
+    cz_groth16_pvk_free(L->pvk);
+    cz_groth16_params_free(L->params);
+    free(L);
+}
+
+static cz_status be_prepare(void *ctx, void *params, const cz_engine_job_view *job, void **prepared, char *msg,
+                            size_t msglen)
+{
+    (void)ctx;
+    loaded_t *L = params;
+    cz_errbuf e = {{0}};
+    cz_status st = L->c->kind->parse_job(L->c->shape, job->payload, job->payload_len, job->num_partitions, prepared, &e);
+    if (st != CZ_OK) to_msg(msg, msglen, &e);
+    return st;
+}
+
+static void be_release(void *ctx, void *prepared)
+{
+    (void)ctx;
+    (void)prepared;
+}
+
+static void free_synth_obj(synth_t *s)
+{
+    if (!s) return;
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    cz_witness_free(&s->w);
+    free(s);
+}
+
+static cz_status be_synth(void *ctx, void *params, const cz_engine_job_view *job, uint32_t part,
+                          const cz_engine_cancel_token *cancel, void **out, cz_engine_timings *t, char *msg,
+                          size_t msglen)
+{
+    backend_ctx *b = ctx;
+    loaded_t *L = params;
+    cz_errbuf e = {{0}};
+    if (cz_engine_cancel_requested(cancel)) return CZ_ERR_CANCELLED;
+    cz_synth_fn fn;
+    void *pctx = NULL;
+    cz_status st = L->c->kind->partition(L->c->shape, job->prepared, part, &fn, &pctx, &e);
+    if (st != CZ_OK) {
+        to_msg(msg, msglen, &e);
+        return st;
+    }
+    synth_t *s = calloc(1, sizeof *s);
+    if (!s || !(s->a = malloc(L->m * sizeof(cz_fr))) || !(s->b = malloc(L->m * sizeof(cz_fr))) ||
+        !(s->c = malloc(L->m * sizeof(cz_fr)))) {
+        free_synth_obj(s);
+        L->c->kind->free_part(pctx);
+        snprintf(msg, msglen, "out of memory for a/b/c (3 x %zu elements)", L->m);
+        return CZ_ERR_NOMEM;
+    }
+    s->pce = L->c->pce;
+    s->m = L->m;
+    double t0 = now_ms();
+    st = cz_synthesize(L->c->pce, fn, pctx, b->pool, &s->w, s->a, s->b, s->c, L->m);
+    L->c->kind->free_part(pctx);
+    if (st != CZ_OK) {
+        free_synth_obj(s);
+        snprintf(msg, msglen, "synthesis failed: %s", cz_status_str(st));
+        return st;
+    }
+    cz_engine_timings_add(t, "synth", now_ms() - t0);
+    *out = s;
+    return CZ_OK;
+}
+
+static cz_status be_prove_start(void *ctx, void *params, void *synth, cz_engine_device *dev, void **pending,
+                                cz_engine_timings *t, char *msg, size_t msglen)
+{
+    (void)dev;
+    backend_ctx *b = ctx;
+    loaded_t *L = params;
+    synth_t *s = synth;
+    cz_errbuf e = {{0}};
+    cz_groth16_input in = {s->a, s->b, s->c, s->m, &s->w};
+    s->a = s->b = s->c = NULL; /* prove_start owns and frees them */
+    double t0 = now_ms();
+    cz_groth16_pending *p;
+    cz_status st = cz_groth16_prove_start(&p, L->params, L->c->pce, &in, b->pool, b->bg, &e);
+    free_synth_obj(s); /* the witness: prove_start kept what B_G2 needs */
+    if (st != CZ_OK) {
+        to_msg(msg, msglen, &e);
+        return st;
+    }
+    cz_engine_timings_add(t, "start", now_ms() - t0);
+    *pending = p;
+    return CZ_OK;
+}
+
+static cz_status be_prove_finish(void *ctx, void *params, void *pending, uint8_t *proof, cz_engine_timings *t,
+                                 char *msg, size_t msglen)
+{
+    (void)ctx;
+    (void)params;
+    cz_errbuf e = {{0}};
+    cz_groth16_timings gt;
+    cz_status st = cz_groth16_prove_finish(pending, NULL, proof, &gt, &e);
+    if (st != CZ_OK) {
+        to_msg(msg, msglen, &e);
+        return st;
+    }
+    cz_engine_timings_add(t, "ntt", gt.ntt_ms);
+    cz_engine_timings_add(t, "msm_h", gt.msm_h_ms);
+    cz_engine_timings_add(t, "msm_l", gt.msm_l_ms);
+    cz_engine_timings_add(t, "msm_a", gt.msm_a_ms);
+    cz_engine_timings_add(t, "msm_b1", gt.msm_b_g1_ms);
+    cz_engine_timings_add(t, "b_g2", gt.b_g2_ms);
+    cz_engine_timings_add(t, "assemble", gt.finish_ms);
+    return CZ_OK;
+}
+
+static void be_free_synth(void *ctx, void *synth)
+{
+    (void)ctx;
+    free_synth_obj(synth);
+}
+
+static void be_free_pending(void *ctx, void *pending)
+{
+    (void)ctx;
+    cz_groth16_pending_free(pending);
+}
+
+static cz_status verify_parts(const loaded_t *L, void *job, uint32_t nparts, const uint8_t *proof, size_t proof_len,
+                              cz_errbuf *err)
+{
+    if (proof_len != (size_t)nparts * CZ_GROTH16_PROOF_BYTES)
+        return cz_err(err, CZ_ERR_MISMATCH, "proof has %zu bytes, %u partitions need %zu", proof_len, nparts,
+                      (size_t)nparts * CZ_GROTH16_PROOF_BYTES);
+    size_t npub = L->c->pce->n_inputs - 1;
+    cz_groth16_proof *pr = malloc(nparts * sizeof *pr);
+    cz_fr *x = malloc((size_t)nparts * (npub ? npub : 1) * sizeof *x);
+    const cz_fr **xs = malloc(nparts * sizeof *xs);
+    cz_status st = CZ_OK;
+    if (!pr || !x || !xs) st = cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    for (uint32_t p = 0; st == CZ_OK && p < nparts; p++) {
+        if ((st = cz_groth16_proof_decode(&pr[p], proof + (size_t)p * CZ_GROTH16_PROOF_BYTES, err)) != CZ_OK) break;
+        if ((st = L->c->kind->public_inputs(L->c->shape, job, p, x + p * npub, npub)) != CZ_OK) {
+            cz_err(err, st, "partition %u: cannot compute the public inputs", p);
+            break;
+        }
+        xs[p] = x + p * npub;
+    }
+    if (st == CZ_OK) st = cz_groth16_verify_batch(L->pvk, pr, xs, npub, nparts, err);
+    free(pr);
+    free(x);
+    free(xs);
+    return st;
+}
+
+static cz_status be_verify(void *ctx, void *params, const cz_engine_job_view *job, const uint8_t *proof,
+                           size_t proof_len, char *msg, size_t msglen)
+{
+    (void)ctx;
+    cz_errbuf e = {{0}};
+    cz_status st = verify_parts(params, job->prepared, job->num_partitions, proof, proof_len, &e);
+    if (st != CZ_OK) to_msg(msg, msglen, &e);
+    return st;
+}
+
+/* The engine's release_job gets only the prepared pointer: the kind's
+ * free_job is reached through this small wrapper object. */
+typedef struct {
+    const circuit_kind *kind;
+    void *job;
+} prepared_t;
+
+static cz_status be_prepare_wrapped(void *ctx, void *params, const cz_engine_job_view *job, void **prepared,
+                                    char *msg, size_t msglen)
+{
+    loaded_t *L = params;
+    prepared_t *w = malloc(sizeof *w);
+    if (!w) return CZ_ERR_NOMEM;
+    cz_status st = be_prepare(ctx, params, job, &w->job, msg, msglen);
+    if (st != CZ_OK) {
+        free(w);
+        return st;
+    }
+    w->kind = L->c->kind;
+    *prepared = w;
+    return CZ_OK;
+}
+
+static void be_release_wrapped(void *ctx, void *prepared)
+{
+    be_release(ctx, prepared);
+    prepared_t *w = prepared;
+    if (!w) return;
+    w->kind->free_job(w->job);
+    free(w);
+}
+
+/* The vtable callbacks see job->prepared as the wrapper; unwrap. */
+static cz_engine_job_view unwrap(const cz_engine_job_view *job)
+{
+    cz_engine_job_view v = *job;
+    v.prepared = job->prepared ? ((prepared_t *)job->prepared)->job : NULL;
+    return v;
+}
+
+static cz_status be_synth_w(void *ctx, void *params, const cz_engine_job_view *job, uint32_t part,
+                            const cz_engine_cancel_token *cancel, void **out, cz_engine_timings *t, char *msg,
+                            size_t msglen)
+{
+    cz_engine_job_view v = unwrap(job);
+    return be_synth(ctx, params, &v, part, cancel, out, t, msg, msglen);
+}
+
+static cz_status be_verify_w(void *ctx, void *params, const cz_engine_job_view *job, const uint8_t *proof,
+                             size_t proof_len, char *msg, size_t msglen)
+{
+    cz_engine_job_view v = unwrap(job);
+    return be_verify(ctx, params, &v, proof, proof_len, msg, msglen);
+}
+
+cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_config *cfg, cz_errbuf *err)
+{
+    memset(out, 0, sizeof *out);
+    backend_ctx *b = calloc(1, sizeof *b);
+    if (!b) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    b->param_dir = strdup(cfg->param_dir && *cfg->param_dir ? cfg->param_dir : ".");
+    b->auto_setup = cfg->auto_setup;
+    b->log = cfg->log;
+    pthread_mutex_init(&b->mu, NULL);
+    cz_status st;
+    if (!b->param_dir || (st = cz_pool_create(&b->pool, cfg->threads, "cz-prove")) != CZ_OK ||
+        (st = cz_pool_create(&b->bg, 2, "cz-bg2")) != CZ_OK) {
+        cz_pool_destroy(b->pool);
+        free(b->param_dir);
+        free(b);
+        return cz_err(err, CZ_ERR_NOMEM, "cannot create the compute pools");
+    }
+    mkdir(b->param_dir, 0755);
+    out->ctx = b;
+    out->estimate = be_estimate;
+    out->load_params = be_load;
+    out->unload_params = be_unload;
+    out->prepare_job = be_prepare_wrapped;
+    out->release_job = be_release_wrapped;
+    out->synthesize = be_synth_w;
+    out->prove_start = be_prove_start;
+    out->prove_finish = be_prove_finish;
+    out->free_synth = be_free_synth;
+    out->free_pending = be_free_pending;
+    out->verify = be_verify_w;
+    out->backend_locks_device = false;
+    return CZ_OK;
+}
+
+void cz_prover_backend_destroy(cz_engine_backend *be)
+{
+    if (!be || !be->ctx) return;
+    backend_ctx *b = be->ctx;
+    cz_pool_destroy(b->bg);
+    cz_pool_destroy(b->pool);
+    for (circuit_entry *c = b->circuits, *n; c; c = n) {
+        n = c->next;
+        cz_pce_free(c->pce);
+        c->kind->free_shape(c->shape);
+        free(c);
+    }
+    pthread_mutex_destroy(&b->mu);
+    free(b->param_dir);
+    free(b);
+    be->ctx = NULL;
+}
+
+cz_status cz_prover_ensure_params(const cz_engine_backend *be, const char *id, cz_errbuf *err)
+{
+    char msg[320] = "";
+    void *params;
+    cz_status st = be_load(be->ctx, id, &params, msg, sizeof msg);
+    if (st != CZ_OK) return cz_err(err, st, "%s", msg);
+    be_unload(be->ctx, id, params);
+    return CZ_OK;
+}
+
+cz_status cz_prover_sample_payload(const cz_engine_backend *be, const char *id, uint32_t parts, uint64_t seed,
+                                   uint8_t **payload, size_t *len, cz_errbuf *err)
+{
+    backend_ctx *b = be->ctx;
+    circuit_entry *c;
+    cz_status st = get_circuit(b, id, &c, err);
+    if (st != CZ_OK) return st;
+    return c->kind->sample(c->shape, parts, seed, b->pool, payload, len, err);
+}
+
+cz_status cz_prover_verify(const cz_engine_backend *be, const char *id, const uint8_t *payload, size_t payload_len,
+                           uint32_t parts, const uint8_t *proof, size_t proof_len, cz_errbuf *err)
+{
+    char msg[320] = "";
+    void *params;
+    cz_status st = be_load(be->ctx, id, &params, msg, sizeof msg);
+    if (st != CZ_OK) return cz_err(err, st, "%s", msg);
+    loaded_t *L = params;
+    void *job = NULL;
+    st = L->c->kind->parse_job(L->c->shape, payload, payload_len, parts, &job, err);
+    if (st == CZ_OK) st = verify_parts(L, job, parts, proof, proof_len, err);
+    if (job) L->c->kind->free_job(job);
+    be_unload(be->ctx, id, params);
+    return st;
+}

@@ -1,0 +1,149 @@
+/*
+ * The production back-end inside a real engine: real Groth16 proofs of the
+ * mulchain circuit, the parameter store (setup, sidecar, cache, refusals),
+ * bad payloads. Proofs are checked by an independent verification call
+ * besides the engine's own self-verification.
+ */
+#include "testutil.h"
+#include "cuzk/prover.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static int setup_dir(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/cz_store_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int rm_dir(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static cz_engine *make_engine(cz_engine_backend *be, bool auto_setup)
+{
+    cz_prover_config pc = {.param_dir = dir, .threads = 2, .auto_setup = auto_setup};
+    cz_errbuf e = {{0}};
+    cz_status st = cz_prover_backend_create(be, &pc, &e);
+    if (st != CZ_OK) fail_msg("backend: %s", e.msg);
+    cz_engine_config cfg;
+    cz_engine_config_default(&cfg);
+    cfg.memory_budget = 2ull << 30;
+    cfg.backend = *be;
+    cz_engine *eng;
+    char msg[256];
+    st = cz_engine_create(&eng, &cfg, msg, sizeof msg);
+    if (st != CZ_OK) fail_msg("engine: %s", msg);
+    return eng;
+}
+
+static void proofs_through_the_engine(void **state)
+{
+    (void)state;
+    cz_engine_backend be;
+    cz_engine *eng = make_engine(&be, true);
+    const char *cid = "mulchain-300";
+    enum { JOBS = 3, PARTS = 3 };
+    cz_job_id ids[JOBS];
+    char *payload[JOBS];
+    for (int j = 0; j < JOBS; j++) {
+        char msg[256];
+        payload[j] = malloc(64);
+        snprintf(payload[j], 64, "{\"x0\": \"%d\"}", 1000 + j);
+        cz_job_request rq = {.circuit_id = cid, .payload = payload[j], .payload_len = strlen(payload[j]),
+                             .num_partitions = PARTS, .priority = CZ_PRIO_NORMAL};
+        cz_status st = cz_engine_submit(eng, &rq, &ids[j], NULL, msg, sizeof msg);
+        if (st != CZ_OK) fail_msg("submit: %s", msg);
+    }
+    for (int j = 0; j < JOBS; j++) {
+        cz_job_result r;
+        assert_int_equal(cz_engine_await(eng, ids[j], 300000, &r), CZ_OK);
+        if (r.state != CZ_JOB_DONE) fail_msg("job %d: %s", j, r.error);
+        assert_int_equal(r.proof_len, PARTS * CZ_GROTH16_PROOF_BYTES);
+        cz_errbuf e = {{0}};
+        /* independent check: verify offline against the payload */
+        assert_int_equal(cz_prover_verify(&be, cid, (uint8_t *)payload[j], strlen(payload[j]), PARTS, r.proof,
+                                          r.proof_len, &e), CZ_OK);
+        /* the proof of job j does not verify for job j+1's payload */
+        int k = (j + 1) % JOBS;
+        assert_int_equal(cz_prover_verify(&be, cid, (uint8_t *)payload[k], strlen(payload[k]), PARTS, r.proof,
+                                          r.proof_len, &e), CZ_ERR_UNSATISFIED);
+        cz_job_result_free(&r);
+    }
+    /* a malformed payload fails the job with a clear error, others go on */
+    char msg[256];
+    cz_job_request bad = {.circuit_id = cid, .payload = "{\"x0\": 12", .payload_len = 9, .num_partitions = 2,
+                          .priority = CZ_PRIO_HIGH};
+    cz_job_id bid;
+    assert_int_equal(cz_engine_submit(eng, &bad, &bid, NULL, msg, sizeof msg), CZ_OK);
+    cz_job_result r;
+    assert_int_equal(cz_engine_await(eng, bid, 60000, &r), CZ_OK);
+    assert_int_equal(r.state, CZ_JOB_FAILED);
+    assert_non_null(strstr(r.error, "x0"));
+    cz_job_result_free(&r);
+    /* an unknown circuit is refused at submission */
+    cz_job_request unk = {.circuit_id = "nosuch-1", .num_partitions = 1};
+    assert_int_equal(cz_engine_submit(eng, &unk, &bid, NULL, msg, sizeof msg), CZ_ERR_NOT_FOUND);
+    assert_non_null(strstr(msg, "nosuch-1"));
+    assert_int_equal(cz_engine_wait_idle(eng, 60000), CZ_OK);
+    cz_engine_destroy(eng);
+    cz_prover_backend_destroy(&be);
+    for (int j = 0; j < JOBS; j++) free(payload[j]);
+
+    /* the store now holds params, sidecar, cache and pce */
+    const char *ext[] = {"params", "meta", "cache", "pce"};
+    for (int i = 0; i < 4; i++) {
+        char p[256];
+        snprintf(p, sizeof p, "%s/%s.%s", dir, cid, ext[i]);
+        assert_int_equal(access(p, R_OK), 0);
+    }
+}
+
+static void store_refusals(void **state)
+{
+    (void)state;
+    const char *cid = "mulchain-300";
+    cz_engine_backend be;
+    cz_prover_config pc = {.param_dir = dir, .threads = 2, .auto_setup = false};
+    cz_errbuf e = {{0}};
+    assert_int_equal(cz_prover_backend_create(&be, &pc, &e), CZ_OK);
+    /* cached load works without auto_setup */
+    assert_int_equal(cz_prover_ensure_params(&be, cid, &e), CZ_OK);
+    /* a corrupted cache is detected and the .params file used instead */
+    char p[256], q[256];
+    snprintf(p, sizeof p, "%s/%s.cache", dir, cid);
+    FILE *f = fopen(p, "r+b");
+    assert_non_null(f);
+    fseek(f, 5000, SEEK_SET);
+    fputc(0x5a, f);
+    fclose(f);
+    assert_int_equal(cz_prover_ensure_params(&be, cid, &e), CZ_OK);
+    /* parameters of another circuit under this name: the sidecar says no */
+    assert_int_equal(cz_prover_ensure_params(&be, "mulchain-40", &e), CZ_ERR_NOT_FOUND);
+    assert_non_null(strstr(e.msg, "cuzk setup"));
+    snprintf(q, sizeof q, "%s/mulchain-40.params", dir);
+    snprintf(p, sizeof p, "%s/%s.params", dir, cid);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && cp '%s/%s.meta' '%s/mulchain-40.meta'", p, q, dir, cid, dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(cz_prover_ensure_params(&be, "mulchain-40", &e), CZ_ERR_MISMATCH);
+    assert_non_null(strstr(e.msg, "another circuit"));
+    cz_prover_backend_destroy(&be);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(proofs_through_the_engine),
+        cmocka_unit_test(store_refusals),
+    };
+    return cmocka_run_group_tests(tests, setup_dir, rm_dir);
+}
