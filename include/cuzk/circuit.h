@@ -17,10 +17,18 @@
  *                  (inputs, aux). Linear combinations are not built
  *                  (cz_lc_* calls return at once on an inactive LC) and
  *                  cz_cs_enforce only counts; scopes are not formatted.
+ *                  Hot gadgets may skip their LCs entirely there and use
+ *                  cz_cs_alloc_aux_n / cz_cs_count_constraints (bulk).
  *   CZ_CS_CHECK    the checker: evaluates every constraint as it is enforced
  *                  and remembers the first unsatisfied one with its scope
  *                  path, e.g. "porep/challenge[3]/tree_d/level[7]/sha256/
  *                  round[12]/maj[5]".
+ *
+ * Shape contract: a circuit must allocate the same variables and enforce the
+ * same number of constraints, in the same order, in every mode and for every
+ * witness (values change what is computed, never the shape): the
+ * witness is matched to the recorded matrices by allocation index, and
+ * cz_witness_generate checks the counts against the recording.
  *
  * Synthesis for proving = witness generation + the three sparse mat-vecs
  * a = A·z, b = B·z, c = C·z over the recorded matrices (cz_synthesize).

@@ -58,7 +58,7 @@ void cz_fp_mul(cz_fp *r, const cz_fp *a, const cz_fp *b);
 void cz_fp_sqr(cz_fp *r, const cz_fp *a);
 /* r = a^-1 (constant time); inverse of 0 is 0. */
 void cz_fp_inv(cz_fp *r, const cz_fp *a);
-/* r = a^-1, variable time (binary extended Euclid, ~2x faster than
+/* r = a^-1, variable time (Bernstein–Yang safegcd, ~7x faster than
  * cz_fp_inv); inverse of 0 is 0. */
 void cz_fp_inv_var(cz_fp *r, const cz_fp *a);
 /* r = a^e, e given as n little-endian 64-bit limbs; constant time in a

@@ -50,9 +50,33 @@ typedef struct {
 CZ_WUR cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_config *cfg, cz_errbuf *err);
 void cz_prover_backend_destroy(cz_engine_backend *b);
 
-/* Ensures the parameter files of circuit_id exist in param_dir (running a
- * setup if they do not and auto_setup is set) — `cuzk setup` and the demo. */
-CZ_WUR cz_status cz_prover_ensure_params(const cz_engine_backend *b, const char *circuit_id, cz_errbuf *err);
+/* The offline calls below find a circuit's files at <base>.params/.meta/
+ * .cache/.pce; base NULL means <param_dir>/<circuit_id>. */
+
+/* Ensures the parameter files of circuit_id exist (running a setup if they
+ * do not and auto_setup is set) and load cleanly. */
+CZ_WUR cz_status cz_prover_ensure_params(const cz_engine_backend *b, const char *circuit_id, const char *base,
+                                         cz_errbuf *err);
+
+/* A fresh trusted setup (OS randomness) for circuit_id written to base
+ * (replacing files there). zkey_path (may be NULL): also export the
+ * parameters as a snarkjs .zkey. */
+CZ_WUR cz_status cz_prover_setup(const cz_engine_backend *b, const char *circuit_id, const char *base,
+                                 const char *zkey_path, cz_errbuf *err);
+
+/* Proves every partition of one job without an engine: the witness of each
+ * partition is first checked by the constraint checker (an unsatisfied one
+ * is refused naming the constraint's scope), then proved. proof receives
+ * parts × 192 bytes; timings (may be NULL) the per-phase sums. */
+CZ_WUR cz_status cz_prover_prove(const cz_engine_backend *b, const char *circuit_id, const char *base,
+                                 const uint8_t *payload, size_t payload_len, uint32_t parts, uint8_t *proof,
+                                 cz_groth16_timings *timings, cz_errbuf *err);
+
+/* Writes partition `part`'s full assignment (inputs ‖ aux) as a snarkjs
+ * .wtns, to prove with a .zkey exported by cz_prover_setup. */
+CZ_WUR cz_status cz_prover_write_wtns(const cz_engine_backend *b, const char *circuit_id, const uint8_t *payload,
+                                      size_t payload_len, uint32_t parts, uint32_t part, const char *path,
+                                      cz_errbuf *err);
 
 /* A payload for circuit_id's partitions that the back-end accepts, for
  * tests and benchmarks: mulchain payloads from seed; porep payloads are
@@ -62,7 +86,8 @@ CZ_WUR cz_status cz_prover_sample_payload(const cz_engine_backend *b, const char
 
 /* Verifies an assembled multi-partition proof of a job offline (same check
  * as the engine's self-verification). */
-CZ_WUR cz_status cz_prover_verify(const cz_engine_backend *b, const char *circuit_id, const uint8_t *payload,
+CZ_WUR cz_status cz_prover_verify(const cz_engine_backend *b, const char *circuit_id, const char *base,
+                                  const uint8_t *payload,
                                   size_t payload_len, uint32_t partitions, const uint8_t *proof, size_t proof_len,
                                   cz_errbuf *err);
 

@@ -5,5 +5,9 @@
 int cz_bench_field(int argc, char **argv);
 int cz_bench_ntt(int argc, char **argv);
 int cz_bench_msm(int argc, char **argv);
+int cz_cmd_setup(int argc, char **argv);
+int cz_cmd_prove(int argc, char **argv);
+int cz_cmd_verify(int argc, char **argv);
+int cz_cmd_export_wtns(int argc, char **argv);
 
 #endif

@@ -26,11 +26,20 @@ static const command_t bench_suites[] = {
     {NULL, NULL, NULL},
 };
 
+static const command_t commands[] = {
+    {"setup", cz_cmd_setup, "trusted setup of a circuit: --circuit ID [-o FILE.params] [--zkey F.zkey]"},
+    {"prove", cz_cmd_prove, "prove: --circuit ID --params F --payload P -o proof.bin | --zkey --wtns --proof --public"},
+    {"verify", cz_cmd_verify, "verify: --circuit ID --params F --payload P --proof proof.bin | --vk --proof --public"},
+    {"export-wtns", cz_cmd_export_wtns, "a partition's witness as snarkjs .wtns: --circuit ID --payload P -o F"},
+    {NULL, NULL, NULL},
+};
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk <command> [options]\n\ncommands:\n"
-               "  bench <suite> [--json] [options]   run a benchmark suite\n"
-               "  help                               this text\n\nbench suites:\n");
+    fprintf(f, "usage: cuzk <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; commands[i].name; i++) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "  %-12s %s\n  %-12s %s\n\nbench suites:\n", "bench", "<suite> [--json] [options]: a benchmark",
+            "help", "this text");
     for (size_t i = 0; bench_suites[i].name; i++)
         fprintf(f, "  %-8s %s\n", bench_suites[i].name, bench_suites[i].help);
 }
@@ -53,6 +62,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    for (size_t i = 0; commands[i].name; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "cuzk: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

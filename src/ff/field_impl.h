@@ -180,11 +180,13 @@ void cz_##F##_inv(cz_##F *r, const cz_##F *a)                                   
 }                                                                                    \
 void cz_##F##_inv_var(cz_##F *r, const cz_##F *a)                                    \
 {                                                                                    \
-    /* The limbs of a = x·R, read as an integer, are inverted by binary   */         \
-    /* Euclid: y = (xR)^-1. Then mont(y, R^3) = y·R^2 = x^-1·R.            */         \
+    /* The limbs of a = x·R, read as an integer, are inverted by safegcd   */        \
+    /* (binary Euclid as a never-taken fallback): y = (xR)^-1, then         */        \
+    /* mont(y, R^3) = y·R^2 = x^-1·R.                                       */        \
     if (cz_limbs_is_zero(a->l, N)) { *r = *a; return; }                             \
     uint64_t y[N];                                                                   \
-    cz_binary_inv_var(y, a->l, F##_M, F##_MINV, N);                                  \
+    if (cz_safegcd_inv_var(y, a->l, F##_M, F##_MINV, N))                             \
+        cz_binary_inv_var(y, a->l, F##_M, F##_MINV, N);                              \
     F##_mul_k(r->l, y, F##_R3);                                                      \
 }                                                                                    \
 void cz_##F##_from_uniform_bytes(cz_##F *r, const uint8_t in[64])                    \

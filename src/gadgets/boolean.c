@@ -229,6 +229,37 @@ void cz_bit_enforce_equal(cz_cs *cs, const cz_bit *a, const cz_bit *b, const cha
     cz_cs_enforce(cs, NULL, NULL, &l, name ? name : "equal");
 }
 
+/* Witness mode: n new boolean variables with values get(i) in one
+ * allocation (their booleanity constraints counted, not built). */
+static bool bulk_bits(cz_cs *cs, cz_bit *bits, size_t n, unsigned (*get)(const void *, size_t), const void *arg)
+{
+    if (cz_cs_wants_lc(cs))
+        return false;
+    cz_var first = cz_var_aux(0);
+    cz_fr *slots = n ? cz_cs_alloc_aux_n(cs, n, &first) : NULL;
+    cz_cs_count_constraints(cs, n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = get(arg, i) & 1;
+        if (slots)
+            slots[i] = v ? CZ_FR_ONE : CZ_FR_ZERO;
+        cz_bit b = {first + (cz_var)i, CZ_BIT_VAR, (uint8_t)v};
+        bits[i] = b;
+    }
+    return true;
+}
+
+static unsigned byte_bit(const void *arg, size_t i)
+{
+    const uint8_t *bytes = arg;
+    return (bytes[i / 8] >> (7 - i % 8)) & 1;
+}
+
+static unsigned limb_bit(const void *arg, size_t i)
+{
+    const uint64_t *l = arg;
+    return (unsigned)(l[i / 64] >> (i % 64)) & 1;
+}
+
 /* ---- numbers <-> bits ------------------------------------------------------ */
 void cz_bits_pack_le(cz_lc *lc, const cz_bit *bits, unsigned n)
 {
@@ -282,8 +313,9 @@ void cz_num_to_bits_le(cz_cs *cs, cz_bit *bits, const cz_lc *num, const cz_fr *v
             memset(raw, 0, sizeof raw);
         }
     }
-    for (unsigned i = 0; i < n; i++)
-        cz_bit_alloc(cs, &bits[i], (raw[i / 64] >> (i % 64)) & 1);
+    if (!bulk_bits(cs, bits, n, limb_bit, raw))
+        for (unsigned i = 0; i < n; i++)
+            cz_bit_alloc(cs, &bits[i], (raw[i / 64] >> (i % 64)) & 1);
     cz_lc l;
     cz_lc_init(&l, cs);
     cz_bits_pack_le(&l, bits, n);
@@ -326,6 +358,8 @@ void cz_num_to_bits_le_strict(cz_cs *cs, cz_bit bits[255], const cz_lc *num, con
 
 void cz_bits_alloc_bytes(cz_cs *cs, cz_bit *bits, const uint8_t *bytes, size_t len)
 {
+    if (bulk_bits(cs, bits, 8 * len, byte_bit, bytes))
+        return;
     bool vals = cz_cs_has_values(cs);
     for (size_t i = 0; i < len; i++)
         for (unsigned j = 0; j < 8; j++)

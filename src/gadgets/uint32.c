@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "cuzk/gadgets.h"
+#include "gadgets/bits_internal.h"
 
 static uint32_t value_of(const cz_bit b[32])
 {
@@ -24,6 +24,20 @@ void cz_u32_const(cz_u32 *out, uint32_t v)
 
 void cz_u32_alloc(cz_cs *cs, cz_u32 *out, uint32_t v)
 {
+    if (!cz_cs_wants_lc(cs)) { /* witness mode: 32 booleans in one go */
+        cz_var first = cz_var_aux(0);
+        cz_fr *slots = cz_cs_alloc_aux_n(cs, 32, &first);
+        cz_cs_count_constraints(cs, 32);
+        for (unsigned i = 0; i < 32; i++) {
+            unsigned b = (v >> i) & 1;
+            if (slots)
+                slots[i] = b ? CZ_FR_ONE : CZ_FR_ZERO;
+            cz_bit x = {first + (cz_var)i, CZ_BIT_VAR, (uint8_t)b};
+            out->b[i] = x;
+        }
+        out->value = v;
+        return;
+    }
     for (unsigned i = 0; i < 32; i++)
         cz_bit_alloc(cs, &out->b[i], (v >> i) & 1);
     out->value = value_of(out->b);
@@ -64,46 +78,83 @@ void cz_u32_shr(cz_u32 *out, const cz_u32 *a, unsigned k)
     *out = t;
 }
 
-/* Per-bit scope names only matter to the checker; elsewhere push/pop are
- * counters, so they are cheap enough to leave in. */
-#define BITWISE(body)                                                                                     \
-    do {                                                                                                  \
-        cz_u32 t;                                                                                         \
-        bool named = cz_cs_get_mode(cs) == CZ_CS_CHECK;                                                   \
-        for (unsigned i = 0; i < 32; i++) {                                                               \
-            if (named)                                                                                    \
-                cz_cs_push_scope(cs, "bit[%u]", i);                                                       \
-            body;                                                                                         \
-            if (named)                                                                                    \
-                cz_cs_pop_scope(cs);                                                                      \
-        }                                                                                                 \
-        t.value = value_of(t.b);                                                                          \
-        *out = t;                                                                                         \
-    } while (0)
+/* Witness mode: fold the 32 bits, allocate every core result with one
+ * cz_cs_alloc_aux_n call, count their constraints — no LC, no per-bit call
+ * chain. Other modes: per bit, with a "bit[i]" scope for the checker. */
+static void finish_word(cz_cs *cs, cz_u32 *out, cz_core k[32])
+{
+    cz_u32 t;
+    if (!cz_cs_wants_lc(cs)) {
+        size_t n = 0;
+        for (unsigned i = 0; i < 32; i++)
+            n += k[i].kind != CORE_NONE;
+        cz_var first = cz_var_aux(0);
+        cz_fr *vals = n ? cz_cs_alloc_aux_n(cs, n, &first) : NULL;
+        cz_cs_count_constraints(cs, n);
+        size_t j = 0;
+        for (unsigned i = 0; i < 32; i++) {
+            if (k[i].kind == CORE_NONE) {
+                t.b[i] = k[i].res;
+                continue;
+            }
+            if (vals)
+                vals[j] = k[i].value ? CZ_FR_ONE : CZ_FR_ZERO;
+            cz_bit r = {first + (cz_var)j, CZ_BIT_VAR, k[i].value};
+            t.b[i] = cz__negate_if(r, k[i].neg);
+            j++;
+        }
+    } else {
+        bool named = cz_cs_get_mode(cs) == CZ_CS_CHECK;
+        for (unsigned i = 0; i < 32; i++) {
+            if (named)
+                cz_cs_push_scope(cs, "bit[%u]", i);
+            cz_gadget_core_finish(cs, &k[i], &t.b[i]);
+            if (named)
+                cz_cs_pop_scope(cs);
+        }
+    }
+    t.value = value_of(t.b);
+    *out = t;
+}
 
 void cz_u32_xor(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b)
 {
-    BITWISE(cz_bit_xor(cs, &t.b[i], &a->b[i], &b->b[i]));
+    cz_core k[32];
+    for (unsigned i = 0; i < 32; i++)
+        cz__fold_xor(&k[i], a->b[i], b->b[i]);
+    finish_word(cs, out, k);
 }
 
 void cz_u32_xor3(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b, const cz_u32 *c)
 {
-    BITWISE(cz_bit_xor3(cs, &t.b[i], &a->b[i], &b->b[i], &c->b[i]));
+    cz_core k[32];
+    for (unsigned i = 0; i < 32; i++)
+        cz__fold_xor3(&k[i], a->b[i], b->b[i], c->b[i]);
+    finish_word(cs, out, k);
 }
 
 void cz_u32_and(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b)
 {
-    BITWISE(cz_bit_and(cs, &t.b[i], &a->b[i], &b->b[i]));
+    cz_core k[32];
+    for (unsigned i = 0; i < 32; i++)
+        cz__fold_and(&k[i], a->b[i], b->b[i]);
+    finish_word(cs, out, k);
 }
 
 void cz_u32_ch(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b, const cz_u32 *c)
 {
-    BITWISE(cz_bit_ch(cs, &t.b[i], &a->b[i], &b->b[i], &c->b[i]));
+    cz_core k[32];
+    for (unsigned i = 0; i < 32; i++)
+        cz__fold_ch(&k[i], a->b[i], b->b[i], c->b[i]);
+    finish_word(cs, out, k);
 }
 
 void cz_u32_maj(cz_cs *cs, cz_u32 *out, const cz_u32 *a, const cz_u32 *b, const cz_u32 *c)
 {
-    BITWISE(cz_bit_maj(cs, &t.b[i], &a->b[i], &b->b[i], &c->b[i]));
+    cz_core k[32];
+    for (unsigned i = 0; i < 32; i++)
+        cz__fold_maj(&k[i], a->b[i], b->b[i], c->b[i]);
+    finish_word(cs, out, k);
 }
 
 void cz_u32_add_many(cz_cs *cs, cz_u32 *out, const cz_u32 *const *ops, size_t n)
@@ -135,6 +186,29 @@ void cz_u32_add_many(cz_cs *cs, cz_u32 *out, const cz_u32 *const *ops, size_t n)
     unsigned nb = 64 - (unsigned)__builtin_clzll(max); /* max > 0 here */
     bool vals = cz_cs_has_values(cs);
     cz_bit r[64];
+    if (!cz_cs_wants_lc(cs)) { /* witness mode: nb booleans + the sum, values only */
+        cz_var first = cz_var_aux(0);
+        cz_fr *slots = cz_cs_alloc_aux_n(cs, nb, &first);
+        cz_cs_count_constraints(cs, nb + 1);
+        cz_u32 t;
+        for (unsigned i = 0; i < 32; i++) {
+            unsigned v = (sum >> i) & 1;
+            if (i < nb) {
+                if (slots)
+                    slots[i] = v ? CZ_FR_ONE : CZ_FR_ZERO;
+                cz_bit b = {first + (cz_var)i, CZ_BIT_VAR, (uint8_t)v};
+                t.b[i] = b;
+            } else {
+                t.b[i] = cz_bit_const(false);
+            }
+        }
+        for (unsigned i = 32; i < nb; i++)
+            if (slots)
+                slots[i] = ((sum >> i) & 1) ? CZ_FR_ONE : CZ_FR_ZERO;
+        t.value = (uint32_t)sum;
+        *out = t;
+        return;
+    }
     for (unsigned i = 0; i < nb; i++)
         cz_bit_alloc(cs, &r[i], vals && ((sum >> i) & 1));
     /* Σ ops − Σ 2^i r_i = 0, one linear constraint (A, B empty) */

@@ -10,6 +10,8 @@
  */
 #include "prover_internal.h"
 #include "cuzk/ntt.h"
+#include "cuzk/snarkjs.h"
+#include <unistd.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,27 +139,45 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
     return CZ_OK;
 }
 
-static cz_status be_load(void *ctx, const char *id, void **params, char *msg, size_t msglen)
+/* Loads circuit id's parameters from base (NULL: the store) into a new
+ * loaded_t. */
+static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool auto_setup, cz_g1_affine **h_odd,
+                         loaded_t **out, cz_errbuf *e)
 {
-    backend_ctx *b = ctx;
-    cz_errbuf e = {{0}};
     circuit_entry *c;
-    cz_status st = get_circuit(b, id, &c, &e);
-    loaded_t *L = NULL;
-    if (st == CZ_OK && !(L = calloc(1, sizeof *L))) st = cz_err(&e, CZ_ERR_NOMEM, "out of memory");
-    if (st == CZ_OK) st = cz__store_load(b->param_dir, id, c->pce, b->auto_setup, b->pool, b->log, &L->params, &e);
+    cz_status st = get_circuit(b, id, &c, e);
+    if (st != CZ_OK) return st;
+    loaded_t *L = calloc(1, sizeof *L);
+    if (!L) return cz_err(e, CZ_ERR_NOMEM, "out of memory");
+    char def[4096];
+    if (!base) {
+        snprintf(def, sizeof def, "%s/%s", b->param_dir, id);
+        base = def;
+    }
+    st = cz__store_load(base, id, c->pce, auto_setup, b->pool, b->log, h_odd, &L->params, e);
     if (st == CZ_OK && (st = cz_groth16_pvk_create(&L->pvk, &L->params->vk)) != CZ_OK)
-        cz_err(&e, st, "cannot prepare the verifying key");
+        cz_err(e, st, "cannot prepare the verifying key");
     if (st != CZ_OK) {
-        if (L) {
-            cz_groth16_params_free(L->params);
-            free(L);
-        }
-        to_msg(msg, msglen, &e);
+        cz_groth16_params_free(L->params);
+        free(L);
         return st;
     }
     L->c = c;
     L->m = domain_of(c->pce);
+    *out = L;
+    return CZ_OK;
+}
+
+static cz_status be_load(void *ctx, const char *id, void **params, char *msg, size_t msglen)
+{
+    backend_ctx *b = ctx;
+    cz_errbuf e = {{0}};
+    loaded_t *L;
+    cz_status st = load_at(b, id, NULL, b->auto_setup, NULL, &L, &e);
+    if (st != CZ_OK) {
+        to_msg(msg, msglen, &e);
+        return st;
+    }
     *params = L;
     return CZ_OK;
 }
@@ -439,14 +459,13 @@ void cz_prover_backend_destroy(cz_engine_backend *be)
     be->ctx = NULL;
 }
 
-cz_status cz_prover_ensure_params(const cz_engine_backend *be, const char *id, cz_errbuf *err)
+cz_status cz_prover_ensure_params(const cz_engine_backend *be, const char *id, const char *base, cz_errbuf *err)
 {
-    char msg[320] = "";
-    void *params;
-    cz_status st = be_load(be->ctx, id, &params, msg, sizeof msg);
-    if (st != CZ_OK) return cz_err(err, st, "%s", msg);
-    be_unload(be->ctx, id, params);
-    return CZ_OK;
+    backend_ctx *b = be->ctx;
+    loaded_t *L;
+    cz_status st = load_at(b, id, base, b->auto_setup, NULL, &L, err);
+    if (st == CZ_OK) be_unload(b, id, L);
+    return st;
 }
 
 cz_status cz_prover_sample_payload(const cz_engine_backend *be, const char *id, uint32_t parts, uint64_t seed,
@@ -459,18 +478,152 @@ cz_status cz_prover_sample_payload(const cz_engine_backend *be, const char *id, 
     return c->kind->sample(c->shape, parts, seed, b->pool, payload, len, err);
 }
 
-cz_status cz_prover_verify(const cz_engine_backend *be, const char *id, const uint8_t *payload, size_t payload_len,
-                           uint32_t parts, const uint8_t *proof, size_t proof_len, cz_errbuf *err)
+cz_status cz_prover_verify(const cz_engine_backend *be, const char *id, const char *base, const uint8_t *payload,
+                           size_t payload_len, uint32_t parts, const uint8_t *proof, size_t proof_len, cz_errbuf *err)
 {
-    char msg[320] = "";
-    void *params;
-    cz_status st = be_load(be->ctx, id, &params, msg, sizeof msg);
-    if (st != CZ_OK) return cz_err(err, st, "%s", msg);
-    loaded_t *L = params;
+    backend_ctx *b = be->ctx;
+    loaded_t *L;
+    cz_status st = load_at(b, id, base, false, NULL, &L, err);
+    if (st != CZ_OK) return st;
     void *job = NULL;
     st = L->c->kind->parse_job(L->c->shape, payload, payload_len, parts, &job, err);
     if (st == CZ_OK) st = verify_parts(L, job, parts, proof, proof_len, err);
     if (job) L->c->kind->free_job(job);
-    be_unload(be->ctx, id, params);
+    be_unload(b, id, L);
+    return st;
+}
+
+cz_status cz_prover_setup(const cz_engine_backend *be, const char *id, const char *base, const char *zkey_path,
+                          cz_errbuf *err)
+{
+    backend_ctx *b = be->ctx;
+    char def[4096];
+    if (!base) {
+        snprintf(def, sizeof def, "%s/%s", b->param_dir, id);
+        base = def;
+    }
+    /* a fresh setup replaces whatever is there */
+    const char *ext[] = {"params", "meta", "cache"};
+    for (int i = 0; i < 3; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s.%s", base, ext[i]);
+        unlink(p);
+    }
+    cz_g1_affine *h_odd = NULL;
+    loaded_t *L;
+    cz_status st = load_at(b, id, base, true, zkey_path ? &h_odd : NULL, &L, err);
+    if (st != CZ_OK) return st;
+    if (zkey_path) {
+        cz_snarkjs_zkey *z = NULL;
+        st = cz_snarkjs_zkey_from_params(&z, L->params, L->c->pce, h_odd, err);
+        if (st == CZ_OK) st = cz_snarkjs_zkey_write(zkey_path, z, err);
+        cz_snarkjs_zkey_free(z);
+    }
+    free(h_odd);
+    be_unload(b, id, L);
+    return st;
+}
+
+/* Witness of one partition (checked by the constraint checker first). */
+static cz_status partition_witness(loaded_t *L, circuit_entry *c, void *job, uint32_t part, cz_pool *pool,
+                                   synth_t **out, bool abc, cz_errbuf *err)
+{
+    cz_synth_fn fn;
+    void *pctx = NULL;
+    cz_status st = c->kind->partition(c->shape, job, part, &fn, &pctx, err);
+    if (st != CZ_OK) return st;
+    cz_check_report rep;
+    st = cz_cs_check(fn, pctx, &rep);
+    if (st != CZ_OK) {
+        c->kind->free_part(pctx);
+        if (st == CZ_ERR_UNSATISFIED)
+            return cz_err(err, st, "partition %u: witness does not satisfy constraint %llu (%s)", part,
+                          (unsigned long long)rep.first_failure, rep.where);
+        return cz_err(err, st, "partition %u: synthesis failed: %s", part, cz_status_str(st));
+    }
+    synth_t *s = calloc(1, sizeof *s);
+    size_t m = domain_of(c->pce);
+    if (!s || (abc && (!(s->a = malloc(m * sizeof(cz_fr))) || !(s->b = malloc(m * sizeof(cz_fr))) ||
+                       !(s->c = malloc(m * sizeof(cz_fr)))))) {
+        free_synth_obj(s);
+        c->kind->free_part(pctx);
+        return cz_err(err, CZ_ERR_NOMEM, "out of memory for a/b/c (3 x %zu)", m);
+    }
+    s->pce = c->pce;
+    s->m = m;
+    if (abc)
+        st = cz_synthesize(c->pce, fn, pctx, pool, &s->w, s->a, s->b, s->c, m);
+    else
+        st = cz_witness_generate(&s->w, fn, pctx, c->pce);
+    c->kind->free_part(pctx);
+    (void)L;
+    if (st != CZ_OK) {
+        free_synth_obj(s);
+        return cz_err(err, st, "partition %u: synthesis failed: %s", part, cz_status_str(st));
+    }
+    *out = s;
+    return CZ_OK;
+}
+
+cz_status cz_prover_prove(const cz_engine_backend *be, const char *id, const char *base, const uint8_t *payload,
+                          size_t payload_len, uint32_t parts, uint8_t *proof, cz_groth16_timings *timings,
+                          cz_errbuf *err)
+{
+    backend_ctx *b = be->ctx;
+    loaded_t *L;
+    cz_status st = load_at(b, id, base, false, NULL, &L, err);
+    if (st != CZ_OK) return st;
+    void *job = NULL;
+    if (timings) memset(timings, 0, sizeof *timings);
+    st = L->c->kind->parse_job(L->c->shape, payload, payload_len, parts, &job, err);
+    for (uint32_t p = 0; st == CZ_OK && p < parts; p++) {
+        synth_t *s;
+        if ((st = partition_witness(L, L->c, job, p, b->pool, &s, true, err)) != CZ_OK) break;
+        cz_groth16_input in = {s->a, s->b, s->c, s->m, &s->w};
+        s->a = s->b = s->c = NULL;
+        cz_groth16_timings t;
+        st = cz_groth16_prove(L->params, L->c->pce, &in, b->pool, NULL, proof + (size_t)p * CZ_GROTH16_PROOF_BYTES,
+                              &t, err);
+        free_synth_obj(s);
+        if (st == CZ_OK && timings) {
+            timings->ntt_ms += t.ntt_ms;
+            timings->msm_h_ms += t.msm_h_ms;
+            timings->msm_l_ms += t.msm_l_ms;
+            timings->msm_a_ms += t.msm_a_ms;
+            timings->msm_b_g1_ms += t.msm_b_g1_ms;
+            timings->b_g2_ms += t.b_g2_ms;
+            timings->finish_ms += t.finish_ms;
+        }
+    }
+    if (job) L->c->kind->free_job(job);
+    be_unload(b, id, L);
+    return st;
+}
+
+cz_status cz_prover_write_wtns(const cz_engine_backend *be, const char *id, const uint8_t *payload,
+                               size_t payload_len, uint32_t parts, uint32_t part, const char *path, cz_errbuf *err)
+{
+    backend_ctx *b = be->ctx;
+    circuit_entry *c;
+    cz_status st = get_circuit(b, id, &c, err);
+    if (st != CZ_OK) return st;
+    if (part >= parts) return cz_err(err, CZ_ERR_INVALID_ARG, "partition %u of %u", part, parts);
+    void *job = NULL;
+    if ((st = c->kind->parse_job(c->shape, payload, payload_len, parts, &job, err)) != CZ_OK) return st;
+    synth_t *s = NULL;
+    st = partition_witness(NULL, c, job, part, b->pool, &s, false, err);
+    c->kind->free_job(job);
+    if (st != CZ_OK) return st;
+    size_t n = s->w.n_inputs + s->w.n_aux;
+    cz_fr *all = malloc(n * sizeof *all);
+    if (!all) {
+        free_synth_obj(s);
+        return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    }
+    memcpy(all, s->w.inputs, s->w.n_inputs * sizeof *all);
+    memcpy(all + s->w.n_inputs, s->w.aux, s->w.n_aux * sizeof *all);
+    st = cz_snarkjs_wtns_write(path, all, n, err);
+    free(all);
+    free_synth_obj(s);
     return st;
 }

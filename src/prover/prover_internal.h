@@ -29,9 +29,11 @@ const circuit_kind *cz__find_kind(const char *id);
 
 /* ---- parameter store (store.c) ---- */
 /* Loads (cache, then .params) or creates (auto_setup) the parameters of
- * circuit `id` recorded as pce. */
-cz_status cz__store_load(const char *dir, const char *id, const cz_pce *pce, bool auto_setup, cz_pool *pool,
-                         FILE *log, cz_groth16_params **out, cz_errbuf *err);
+ * circuit `id` recorded as pce, at <base>.params/.meta/.cache/.pce. When a
+ * setup runs and h_odd is not NULL, it also receives the odd-coset H query
+ * (for a snarkjs export); otherwise *h_odd is left untouched. */
+cz_status cz__store_load(const char *base, const char *id, const cz_pce *pce, bool auto_setup, cz_pool *pool,
+                         FILE *log, cz_g1_affine **h_odd, cz_groth16_params **out, cz_errbuf *err);
 /* In-memory bytes of parameters for this circuit, from its counts. */
 uint64_t cz__params_bytes_for(const cz_pce *pce);
 

@@ -48,9 +48,9 @@ uint64_t cz__params_bytes_for(const cz_pce *pce)
            CACHE_HEADER;
 }
 
-static void path_of(char *out, size_t n, const char *dir, const char *id, const char *ext)
+static void path_of(char *out, size_t n, const char *base, const char *ext)
 {
-    snprintf(out, n, "%s/%s.%s", dir, id, ext);
+    snprintf(out, n, "%s.%s", base, ext);
 }
 
 static void logf_(FILE *log, const char *fmt, const char *a, const char *b)
@@ -274,14 +274,14 @@ static void progress(void *arg, const char *stage, double f)
     }
 }
 
-cz_status cz__store_load(const char *dir, const char *id, const cz_pce *pce, bool auto_setup, cz_pool *pool,
-                         FILE *log, cz_groth16_params **out, cz_errbuf *err)
+cz_status cz__store_load(const char *base, const char *id, const cz_pce *pce, bool auto_setup, cz_pool *pool,
+                         FILE *log, cz_g1_affine **h_odd, cz_groth16_params **out, cz_errbuf *err)
 {
     char pp[4096], mp[4096], cp[4096], xp[4096];
-    path_of(pp, sizeof pp, dir, id, "params");
-    path_of(mp, sizeof mp, dir, id, "meta");
-    path_of(cp, sizeof cp, dir, id, "cache");
-    path_of(xp, sizeof xp, dir, id, "pce");
+    path_of(pp, sizeof pp, base, "params");
+    path_of(mp, sizeof mp, base, "meta");
+    path_of(cp, sizeof cp, base, "cache");
+    path_of(xp, sizeof xp, base, "pce");
     cz_errbuf e2;
     cz_status st;
     bool have_params = access(pp, R_OK) == 0;
@@ -292,13 +292,12 @@ cz_status cz__store_load(const char *dir, const char *id, const cz_pce *pce, boo
         if ((st = cz_groth16_params_read(out, pp, pce, pool, err)) != CZ_OK) return st;
     } else {
         if (!auto_setup)
-            return cz_err(err, CZ_ERR_NOT_FOUND, "no parameters for circuit %s in %s (run `cuzk setup --circuit %s`)",
-                          id, dir, id);
-        logf_(log, "params %s: none in %s, running a local setup\n", id, dir);
+            return cz_err(err, CZ_ERR_NOT_FOUND, "no parameters for circuit %s at %s (run `cuzk setup --circuit %s`)",
+                          id, pp, id);
+        logf_(log, "params %s: none at %s, running a local setup\n", id, pp);
         progress_ctx pc = {log, id, 0};
-        cz_groth16_setup_opts so = {.progress = progress, .progress_arg = &pc};
+        cz_groth16_setup_opts so = {.progress = progress, .progress_arg = &pc, .h_odd_out = h_odd};
         if ((st = cz_groth16_setup(out, pce, pool, &so, err)) != CZ_OK) return st;
-        mkdir(dir, 0755);
         char tmp[4200];
         snprintf(tmp, sizeof tmp, "%s.tmp", pp);
         if ((st = cz_groth16_params_write(*out, tmp, err)) != CZ_OK ||

@@ -649,12 +649,10 @@ static cz_status parse_impl(cz_pce **out, src *s, uint64_t len, char *err, size_
         st = set_err(err, errlen, CZ_ERR_INTERNAL, "PCE checksum: OpenSSL SHA-256 failed");
         goto fail_bufs;
     }
-#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION /* fuzzers reach the structure checks */
     if (memcmp(sum, stored, 32) != 0) {
         st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE checksum mismatch: file is corrupt");
         goto fail_bufs;
     }
-#endif
     /* structure: coefficients canonical, nonzero, ids 0/1 = 1/-1 */
     for (uint64_t i = 0; i < n_coef; i++) {
         if (cz_fr_from_bytes_le(&p->coeffs[i], cbytes + 32 * i) != CZ_OK) {
@@ -702,12 +700,10 @@ static cz_status parse_impl(cz_pce **out, src *s, uint64_t len, char *err, size_
     }
     uint8_t h[32];
     cz_pce_compute_hash(p, h);
-#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     if (memcmp(h, p->circuit_hash, 32) != 0) {
         st = set_err(err, errlen, CZ_ERR_FORMAT, "PCE circuit_hash does not match the matrices");
         goto fail_bufs;
     }
-#endif
     free(cbytes);
     free(dens);
     *out = p;

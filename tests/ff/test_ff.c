@@ -15,6 +15,7 @@
 #include <string.h>
 #include "testutil.h"
 #include "ff/ff_internal.h"
+#include "ff/mont.h"
 
 #ifdef CUZK_SANITIZED
 #define NRAND 150
@@ -614,6 +615,41 @@ static void kernels_cross_check(void **state)
 #endif
 }
 
+/* Both variable-time inversion algorithms (safegcd, and the binary
+ * Euclid fallback that cz_*_inv_var only takes if safegcd fails) against
+ * GMP on plain integers, for both moduli. */
+static void inverse_algorithms(void **state)
+{
+    (void)state;
+    init_fields();
+    for (int fi = 0; fi < 2; fi++) {
+        const field *f = &FIELDS[fi];
+        const int n = f->n;
+        uint64_t minv = 1; /* -m^-1 mod 2^64 by Newton iteration */
+        for (int i = 0; i < 6; i++) minv *= 2 - f->mod[0] * minv;
+        minv = 0 - minv;
+        size_t nv;
+        mpz_t *v = make_values(f, NRAND / 3, &nv);
+        mpz_t m, w, got;
+        mpz_inits(m, w, got, NULL);
+        modulus(m, f);
+        for (size_t i = 0; i < nv; i++) {
+            if (mpz_sgn(v[i]) == 0) continue;
+            uint64_t x[6], y[6];
+            cz_mpz_to_limbs(x, (size_t)n, v[i]);
+            assert_true(mpz_invert(w, v[i], m));
+            assert_int_equal(cz_safegcd_inv_var(y, x, f->mod, minv, n), 0);
+            cz_mpz_from_limbs(got, y, (size_t)n);
+            assert_int_equal(mpz_cmp(got, w), 0);
+            cz_binary_inv_var(y, x, f->mod, minv, n);
+            cz_mpz_from_limbs(got, y, (size_t)n);
+            assert_int_equal(mpz_cmp(got, w), 0);
+        }
+        mpz_clears(m, w, got, NULL);
+        free_values(v, nv);
+    }
+}
+
 static void backend_selection(void **state)
 {
     (void)state;
@@ -978,6 +1014,7 @@ int main(void)
         cmocka_unit_test(uniform_bytes),
         cmocka_unit_test(non_canonical),
         cmocka_unit_test(kernels_cross_check),
+        cmocka_unit_test(inverse_algorithms),
         cmocka_unit_test(fr_dec),
         cmocka_unit_test(fr_roots),
         cmocka_unit_test(fr_batch_inv),

@@ -70,11 +70,11 @@ static void proofs_through_the_engine(void **state)
         assert_int_equal(r.proof_len, PARTS * CZ_GROTH16_PROOF_BYTES);
         cz_errbuf e = {{0}};
         /* independent check: verify offline against the payload */
-        assert_int_equal(cz_prover_verify(&be, cid, (uint8_t *)payload[j], strlen(payload[j]), PARTS, r.proof,
+        assert_int_equal(cz_prover_verify(&be, cid, NULL, (uint8_t *)payload[j], strlen(payload[j]), PARTS, r.proof,
                                           r.proof_len, &e), CZ_OK);
         /* the proof of job j does not verify for job j+1's payload */
         int k = (j + 1) % JOBS;
-        assert_int_equal(cz_prover_verify(&be, cid, (uint8_t *)payload[k], strlen(payload[k]), PARTS, r.proof,
+        assert_int_equal(cz_prover_verify(&be, cid, NULL, (uint8_t *)payload[k], strlen(payload[k]), PARTS, r.proof,
                                           r.proof_len, &e), CZ_ERR_UNSATISFIED);
         cz_job_result_free(&r);
     }
@@ -116,7 +116,7 @@ static void store_refusals(void **state)
     cz_errbuf e = {{0}};
     assert_int_equal(cz_prover_backend_create(&be, &pc, &e), CZ_OK);
     /* cached load works without auto_setup */
-    assert_int_equal(cz_prover_ensure_params(&be, cid, &e), CZ_OK);
+    assert_int_equal(cz_prover_ensure_params(&be, cid, NULL, &e), CZ_OK);
     /* a corrupted cache is detected and the .params file used instead */
     char p[256], q[256];
     snprintf(p, sizeof p, "%s/%s.cache", dir, cid);
@@ -125,16 +125,16 @@ static void store_refusals(void **state)
     fseek(f, 5000, SEEK_SET);
     fputc(0x5a, f);
     fclose(f);
-    assert_int_equal(cz_prover_ensure_params(&be, cid, &e), CZ_OK);
+    assert_int_equal(cz_prover_ensure_params(&be, cid, NULL, &e), CZ_OK);
     /* parameters of another circuit under this name: the sidecar says no */
-    assert_int_equal(cz_prover_ensure_params(&be, "mulchain-40", &e), CZ_ERR_NOT_FOUND);
+    assert_int_equal(cz_prover_ensure_params(&be, "mulchain-40", NULL, &e), CZ_ERR_NOT_FOUND);
     assert_non_null(strstr(e.msg, "cuzk setup"));
     snprintf(q, sizeof q, "%s/mulchain-40.params", dir);
     snprintf(p, sizeof p, "%s/%s.params", dir, cid);
     char cmd[1400];
     snprintf(cmd, sizeof cmd, "cp '%s' '%s' && cp '%s/%s.meta' '%s/mulchain-40.meta'", p, q, dir, cid, dir);
     assert_int_equal(system(cmd), 0);
-    assert_int_equal(cz_prover_ensure_params(&be, "mulchain-40", &e), CZ_ERR_MISMATCH);
+    assert_int_equal(cz_prover_ensure_params(&be, "mulchain-40", NULL, &e), CZ_ERR_MISMATCH);
     assert_non_null(strstr(e.msg, "another circuit"));
     cz_prover_backend_destroy(&be);
 }

@@ -1,0 +1,280 @@
+/*
+ * cuzk CUDA backend — the per-thread bodies of the kernels.
+ *
+ * Each kernel in kernels.cu is a thin wrapper: it computes its thread
+ * index and calls one function of this file. The functions are CZ_HD
+ * (see dev_arith.h), so tests/cuda/test_cuda_algo.c runs the same code on
+ * the host by looping over the thread indices of a launch, and compares
+ * the whole pipeline (NTT, quotient, MSM) with the CPU library. That is
+ * valid because every kernel below is race-free by construction: the
+ * threads of one launch write disjoint locations and read nothing another
+ * thread of the same launch writes (the counting-sort scatter, which uses
+ * atomics, is the one exception; the host test replaces it by a
+ * sequential counting sort, which produces one of the orders the device
+ * may produce — bucket sums do not depend on the order).
+ *
+ * NTT (n = 2^log_n, in place, natural order in and out): bit-reversal
+ * permutation, then log_n radix-2 decimation-in-time stages; stage s
+ * pairs i0 = (t >> s) << (s+1) | (t & (2^s - 1)) with i1 = i0 + 2^s and
+ * uses twiddle w^(j·2^(log_n-1-s)), j = t mod 2^s. The twiddle table holds
+ * w^0 .. w^(n/2) (n/2 + 1 entries); the inverse transform uses
+ * w^-J = w^(n-J) = -w^(n/2-J) from the same table.
+ * Per-element factors (1/n, g^i, g^-i) come from two-level tables:
+ * f(i) = hi[i >> 16] · lo[i & 0xffff].
+ *
+ * MSM (Pippenger, signed digits): digit w of scalar k is
+ *   d = v + b(cw-1) - 2^c · b(cw+c-1),  v = bits [cw, cw+c) of k,
+ * in [-2^(c-1), 2^(c-1)]; with k < 2^255 and c·nwin >= 256 the digits
+ * sum to k (same recoding as the CPU MSM, src/msm). A nonzero digit puts
+ * entry (point index | sign << 31) into bucket |d| - 1 of window w.
+ * Scalars 0 and 1 put nothing into any bucket: 1s are summed by the
+ * batch-addition path, 0s are dropped.
+ */
+#ifndef CUZK_CUDA_DEV_ALGO_H
+#define CUZK_CUDA_DEV_ALGO_H
+
+#include "cuda/dev_arith.h"
+
+#define CZ_DEV_TAB_BITS 16
+#define CZ_DEV_TAB_LO ((uint64_t)1 << CZ_DEV_TAB_BITS)
+#define CZ_DEV_MSM_SIGN 0x80000000u
+
+CZ_HD unsigned cz_d_popc64(uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+    return (unsigned)__popcll(v);
+#else
+    return (unsigned)__builtin_popcountll(v);
+#endif
+}
+
+CZ_HD uint64_t cz_d_bitrev(uint64_t i, unsigned log_n)
+{
+    if (log_n == 0) return 0;
+#ifdef __CUDA_ARCH__
+    return __brevll(i) >> (64 - log_n);
+#else
+    uint64_t r = 0;
+    for (unsigned b = 0; b < log_n; b++) r |= ((i >> b) & 1) << (log_n - 1 - b);
+    return r;
+#endif
+}
+
+/* ---- NTT --------------------------------------------------------------- */
+
+/* thread i < n: swap x[i] and x[bitrev(i)] once per pair */
+CZ_HD void cz_d_ntt_bitrev(cz_fr *x, unsigned log_n, uint64_t i)
+{
+    uint64_t j = cz_d_bitrev(i, log_n);
+    if (i < j) {
+        cz_fr t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+}
+
+/* thread t < n/2 of stage s (0 <= s < log_n) */
+CZ_HD void cz_d_ntt_butterfly(cz_fr *x, const cz_fr *tw, unsigned log_n, unsigned s, uint64_t t, bool inverse)
+{
+    uint64_t half = (uint64_t)1 << s;
+    uint64_t j = t & (half - 1);
+    uint64_t i0 = ((t >> s) << (s + 1)) | j;
+    uint64_t i1 = i0 + half;
+    uint64_t J = j << (log_n - 1 - s);
+    cz_fr w, u, v;
+    if (inverse) {
+        cz_d_fr_neg(&w, &tw[((uint64_t)1 << (log_n - 1)) - J]);
+    } else {
+        w = tw[J];
+    }
+    u = x[i0];
+    cz_d_fr_mul(&v, &x[i1], &w);
+    cz_d_fr_add(&x[i0], &u, &v);
+    cz_d_fr_sub(&x[i1], &u, &v);
+}
+
+/* thread j <= n/2: tw[j] = w^j from the two-level tables of w's powers */
+CZ_HD void cz_d_ntt_twiddle(cz_fr *tw, const cz_fr *lo, const cz_fr *hi, uint64_t j)
+{
+    cz_d_fr_mul(&tw[j], &hi[j >> CZ_DEV_TAB_BITS], &lo[j & (CZ_DEV_TAB_LO - 1)]);
+}
+
+/* Two-level power tables (built on the host, uploaded): lo[i] = base^i for
+ * i < nlo (nlo <= 2^16), hi[k] = scale · base^(k·2^16) for k < nhi, so that
+ * hi[i >> 16] · lo[i & 0xffff] = scale · base^i. */
+CZ_HD void cz_d_pow_tables(cz_fr *lo, uint64_t nlo, cz_fr *hi, uint64_t nhi, const cz_fr *base, const cz_fr *scale)
+{
+    cz_fr acc;
+    cz_d_fr_one(&acc);
+    for (uint64_t i = 0; i < CZ_DEV_TAB_LO; i++) {
+        if (i < nlo) lo[i] = acc;
+        cz_d_fr_mul(&acc, &acc, base); /* ends as base^(2^16) */
+    }
+    cz_fr step = acc, h = *scale;
+    for (uint64_t k = 0; k < nhi; k++) {
+        hi[k] = h;
+        cz_d_fr_mul(&h, &h, &step);
+    }
+}
+
+/* thread i < n: x[i] *= s · hi[i >> 16] · lo[i & 0xffff] (lo/hi NULL: x[i] *= s) */
+CZ_HD void cz_d_ntt_scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const cz_fr *s, uint64_t i)
+{
+    cz_fr f;
+    if (lo) {
+        cz_d_fr_mul(&f, &hi[i >> CZ_DEV_TAB_BITS], &lo[i & (CZ_DEV_TAB_LO - 1)]);
+        cz_d_fr_mul(&f, &f, s);
+    } else {
+        f = *s;
+    }
+    cz_d_fr_mul(&x[i], &x[i], &f);
+}
+
+/* thread i < n: a[i] = (a[i]·b[i] - c[i]) · zinv */
+CZ_HD void cz_d_quotient_pointwise(cz_fr *a, const cz_fr *b, const cz_fr *c, const cz_fr *zinv, uint64_t i)
+{
+    cz_fr t;
+    cz_d_fr_mul(&t, &a[i], &b[i]);
+    cz_d_fr_sub(&t, &t, &c[i]);
+    cz_d_fr_mul(&a[i], &t, zinv);
+}
+
+/* true when row i is not satisfied (a_i·b_i != c_i) */
+CZ_HD bool cz_d_row_unsatisfied(const cz_fr *a, const cz_fr *b, const cz_fr *c, uint64_t i)
+{
+    cz_fr t;
+    cz_d_fr_mul(&t, &a[i], &b[i]);
+    return !cz_d_fr_eq(&t, &c[i]);
+}
+
+/* ---- scalars ------------------------------------------------------------- */
+
+/* thread i: out[i] = canonical(in[i]); out may be the same array as in */
+CZ_HD void cz_d_scalar_from_mont(cz_scalar *out, const cz_fr *in, uint64_t i)
+{
+    cz_fr v = in[i];
+    cz_d_fr_from_mont(&out[i], &v);
+}
+
+/* thread k < nsrc: if bit k of the bitmap is set, dst[prefix[k/64] +
+ * popcount(bits of word k/64 below k)] = src[k]. prefix[w] = number of set
+ * bits in words 0..w-1 (exclusive prefix, computed on the host). */
+CZ_HD void cz_d_gather_density(cz_scalar *dst, const cz_scalar *src, const uint64_t *bitmap,
+                               const uint32_t *prefix, uint64_t k)
+{
+    uint64_t word = bitmap[k >> 6];
+    unsigned b = (unsigned)(k & 63);
+    if (!((word >> b) & 1)) return;
+    uint64_t below = b ? (word & (((uint64_t)1 << b) - 1)) : 0;
+    dst[(uint64_t)prefix[k >> 6] + cz_d_popc64(below)] = src[k];
+}
+
+/* ---- MSM ----------------------------------------------------------------- */
+
+/* bits [pos, pos + len) of a 256-bit scalar, len <= 32, 0 past bit 255 */
+CZ_HD uint32_t cz_d_scalar_bits(const cz_scalar *s, unsigned pos, unsigned len)
+{
+    if (pos >= 256) return 0;
+    unsigned li = pos >> 6, sh = pos & 63;
+    uint64_t v = s->l[li] >> sh;
+    if (sh + len > 64 && li + 1 < 4) v |= s->l[li + 1] << (64 - sh);
+    return (uint32_t)(v & (((uint64_t)1 << len) - 1));
+}
+
+CZ_HD unsigned cz_d_msm_nwin(unsigned c) { return (256 + c - 1) / c; }
+
+/* signed digit of window w (window width c, 1 <= c <= 20) */
+CZ_HD int32_t cz_d_msm_digit(const cz_scalar *s, unsigned w, unsigned c)
+{
+    unsigned pos = c * w;
+    int32_t v = (int32_t)cz_d_scalar_bits(s, pos, c);
+    int32_t lowb = pos ? (int32_t)cz_d_scalar_bits(s, pos - 1, 1) : 0;
+    int32_t top = v >> (c - 1);
+    return v + lowb - (top << c);
+}
+
+/* 0: scalar is 0, 1: scalar is 1, 2: anything else */
+CZ_HD int cz_d_scalar_kind(const cz_scalar *s)
+{
+    uint64_t hi = s->l[1] | s->l[2] | s->l[3];
+    if (hi) return 2;
+    return s->l[0] > 1 ? 2 : (int)s->l[0];
+}
+
+/* Sum of bucket b of a window: entries [start, end) of the sorted array. */
+CZ_HD void cz_d_msm_bucket_sum(cz_g1_xyzz *bucket, const uint32_t *sorted, uint64_t start, uint64_t end,
+                               const cz_g1_affine *bases)
+{
+    cz_g1_xyzz acc = *bucket;
+    for (uint64_t k = start; k < end; k++) {
+        uint32_t e = sorted[k];
+        cz_d_g1_xyzz_add_affine(&acc, &acc, &bases[e & ~CZ_DEV_MSM_SIGN], (e & CZ_DEV_MSM_SIGN) != 0);
+    }
+    *bucket = acc;
+}
+
+/* One group of a window's bucket reduction: buckets[lo..hi) of a window
+ * (bucket b holds multiplier b + 1). out = sum_{b in [lo,hi)} (b+1)·B_b
+ * = sum (b - lo + 1)·B_b (running sums, from the top) + lo·sum B_b. */
+CZ_HD void cz_d_msm_reduce_group(cz_g1_xyzz *out, const cz_g1_xyzz *buckets, uint32_t lo, uint32_t hi)
+{
+    cz_g1_xyzz run, acc, t;
+    cz_d_g1_xyzz_set_inf(&run);
+    cz_d_g1_xyzz_set_inf(&acc);
+    for (uint32_t b = hi; b > lo; b--) {
+        cz_d_g1_xyzz_add(&run, &run, &buckets[b - 1]);
+        cz_d_g1_xyzz_add(&acc, &acc, &run);
+    }
+    if (lo) {
+        cz_d_g1_xyzz_mul_small(&t, &run, lo);
+        cz_d_g1_xyzz_add(&acc, &acc, &t);
+    }
+    *out = acc;
+}
+
+/* thread i < half of row r: p[r·len + i] += p[r·len + i + half] */
+CZ_HD void cz_d_xyzz_fold(cz_g1_xyzz *p, uint64_t len, uint64_t half, uint64_t r, uint64_t i)
+{
+    cz_g1_xyzz *row = p + r * len;
+    cz_d_g1_xyzz_add(&row[i], &row[i], &row[i + half]);
+}
+
+/* thread t of T: partial[t] = sum of bases[i] with scalar 1, i = t mod T */
+CZ_HD void cz_d_msm_ones(cz_g1_xyzz *partial, const cz_g1_affine *bases, const cz_scalar *scalars, uint64_t n,
+                         uint64_t nthreads, uint64_t t)
+{
+    cz_g1_xyzz acc;
+    cz_d_g1_xyzz_set_inf(&acc);
+    for (uint64_t i = t; i < n; i += nthreads)
+        if (cz_d_scalar_kind(&scalars[i]) == 1) cz_d_g1_xyzz_add_affine(&acc, &acc, &bases[i], false);
+    partial[t] = acc;
+}
+
+/* Horner over windows (host side, after the device reduced each window):
+ * out = ones + sum_w 2^(c·w) · win[w] */
+CZ_HD void cz_d_msm_combine(cz_g1_xyzz *out, const cz_g1_xyzz *win, unsigned nwin, unsigned c,
+                            const cz_g1_xyzz *ones)
+{
+    cz_g1_xyzz acc;
+    cz_d_g1_xyzz_set_inf(&acc);
+    for (unsigned w = nwin; w-- > 0;) {
+        for (unsigned k = 0; k < c; k++) cz_d_g1_xyzz_dbl(&acc, &acc);
+        cz_d_g1_xyzz_add(&acc, &acc, &win[w]);
+    }
+    if (ones) cz_d_g1_xyzz_add(&acc, &acc, ones);
+    *out = acc;
+}
+
+/* Window width for n general points (GPU cost model: enough buckets to keep
+ * ~10^5 threads busy, few enough that the reduction stays small). */
+CZ_HD unsigned cz_d_msm_window(uint64_t n)
+{
+    unsigned lg = 0;
+    while (lg < 63 && ((uint64_t)1 << (lg + 1)) <= n) lg++;
+    unsigned c = lg > 4 ? lg - 4 : 1;
+    if (c < 4) c = 4;
+    if (c > 16) c = 16;
+    return c;
+}
+
+#endif /* CUZK_CUDA_DEV_ALGO_H */

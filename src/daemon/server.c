@@ -1,0 +1,826 @@
+/*
+ * cuzkd server: the listen socket (unix or TCP, created and bound here and
+ * handed to libmicrohttpd), authentication, the request handlers and the
+ * shutdown sequence.
+ *
+ * DESIGN
+ * - libmicrohttpd runs one thread per connection. A handler may block in
+ *   cz_engine_await (bounded by max_await_ms), which only ever holds its own
+ *   connection's thread; max_connections bounds the threads.
+ * - Request bodies are collected per connection up to max_body_bytes. A
+ *   Content-Length over the limit is refused before the body is read; a
+ *   chunked body that grows over it is discarded and refused at its end.
+ * - All parsing and validation is in api.c (pure; fuzzed). This file only
+ *   maps parsed requests to engine calls and results to HTTP.
+ * - Shutdown: quiesce (stop accepting; the listen socket is closed and the
+ *   unix socket unlinked), then cz_engine_shutdown (drain or cancel per
+ *   engine.drain_on_shutdown; every pending await wakes with a terminal
+ *   job), then MHD_stop_daemon (joins connection threads), then the engine
+ *   is destroyed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include "cuzk/daemon.h"
+#include "daemon/api.h"
+
+struct cz_daemon {
+    cz_daemon_config cfg;
+    cz_engine *engine;
+    struct MHD_Daemon *mhd;
+    int listen_fd;
+    cz_listen_addr addr;
+    char address[300];
+    char token[512];
+    size_t token_len;
+    FILE *timeline;
+    bool timeline_owned;
+    bool shut;
+    dev_t sock_dev;
+    ino_t sock_ino;
+    _Atomic uint64_t http_requests, http_2xx, http_4xx, http_5xx, http_bytes_in;
+    struct timespec started;
+};
+
+typedef struct {
+    char *body;
+    size_t len, cap;
+    bool too_big;
+    bool responded;
+} conn_state;
+
+/* ---- logging ---------------------------------------------------------- */
+
+static void dlog(const cz_daemon *d, cz_log_level lvl, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void dlog(const cz_daemon *d, cz_log_level lvl, const char *fmt, ...)
+{
+    if (d && lvl > d->cfg.log_level)
+        return;
+    static const char *names[] = {"error", "warn", "info", "debug"};
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    fprintf(stderr, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ cuzkd %s: %s\n", tm.tm_year + 1900,
+            tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+            names[lvl], msg);
+}
+
+/* ---- responses -------------------------------------------------------- */
+
+static enum MHD_Result send_buf(cz_daemon *d, struct MHD_Connection *c, unsigned code, char *buf,
+                                size_t len, const char *ctype, const char *allow)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(buf);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    if (code == 401)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    enum MHD_Result ret = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    if (code < 300)
+        atomic_fetch_add(&d->http_2xx, 1);
+    else if (code < 500)
+        atomic_fetch_add(&d->http_4xx, 1);
+    else
+        atomic_fetch_add(&d->http_5xx, 1);
+    return ret;
+}
+
+static enum MHD_Result send_json(cz_daemon *d, struct MHD_Connection *c, unsigned code, json_t *o)
+{
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!s)
+        return MHD_NO;
+    size_t n = strlen(s);
+    /* newline-terminated for command-line clients */
+    char *t = realloc(s, n + 2);
+    if (!t) {
+        free(s);
+        return MHD_NO;
+    }
+    t[n] = '\n';
+    t[n + 1] = 0;
+    return send_buf(d, c, code, t, n + 1, "application/json", NULL);
+}
+
+static enum MHD_Result send_error(cz_daemon *d, struct MHD_Connection *c, unsigned code,
+                                  const char *allow, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static enum MHD_Result send_error(cz_daemon *d, struct MHD_Connection *c, unsigned code,
+                                  const char *allow, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    dlog(d, code >= 500 ? CZ_LOG_WARN : CZ_LOG_DEBUG, "-> %u %s", code, msg);
+    json_t *o = json_object();
+    json_object_set_new(o, "error", json_string(msg));
+    if (!json_object_get(o, "error")) /* not UTF-8: cannot happen, sanitized */
+        json_object_set_new(o, "error", json_string("invalid request"));
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    if (!s)
+        return MHD_NO;
+    size_t n = strlen(s);
+    char *t = realloc(s, n + 2);
+    if (!t) {
+        free(s);
+        return MHD_NO;
+    }
+    t[n] = '\n';
+    t[n + 1] = 0;
+    return send_buf(d, c, code, t, n + 1, "application/json", allow);
+}
+
+/* ---- handlers --------------------------------------------------------- */
+
+static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_state *cs, bool prove)
+{
+    char err[512];
+    cz_api_submit s;
+    uint64_t timeout = 0;
+    if (prove) {
+        int rc = cz_api_parse_ms(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "timeout_ms"),
+                                 d->cfg.default_await_ms, d->cfg.max_await_ms, &timeout, err, sizeof err);
+        if (rc)
+            return send_error(d, c, (unsigned)rc, NULL, "%s", err);
+    }
+    int rc = cz_api_parse_submit(cs->body, cs->len, d->cfg.max_payload_bytes, &s, err, sizeof err);
+    if (rc)
+        return send_error(d, c, (unsigned)rc, NULL, "%s", err);
+    cz_job_request req = {.circuit_id = s.circuit,
+                          .payload = s.payload,
+                          .payload_len = s.payload_len,
+                          .num_partitions = s.partitions,
+                          .priority = s.priority,
+                          .request_id = s.request_id[0] ? s.request_id : NULL};
+    cz_job_id id = 0;
+    bool existing = false;
+    char msg[512] = "";
+    cz_status st = cz_engine_submit(d->engine, &req, &id, &existing, msg, sizeof msg);
+    if (st != CZ_OK) {
+        cz_api_submit_free(&s);
+        int code = cz_api_http_status(st);
+        if (st == CZ_ERR_NOT_FOUND)
+            code = 400; /* unknown circuit: the request is wrong, not a missing job */
+        dlog(d, CZ_LOG_INFO, "submit refused (%s): %s", cz_status_str(st), msg);
+        if (st == CZ_ERR_CANCELLED)
+            return send_error(d, c, 503, NULL, "daemon is shutting down: %s", msg[0] ? msg : "not accepting jobs");
+        return send_error(d, c, (unsigned)code, NULL, "%s", msg[0] ? msg : cz_status_str(st));
+    }
+    dlog(d, CZ_LOG_INFO, "job %" PRIu64 " %s: circuit=%s partitions=%u priority=%s payload=%zuB%s%s", id,
+         existing ? "resubmitted" : "accepted", s.circuit, s.partitions, cz_priority_str(s.priority),
+         s.payload_len, s.request_id[0] ? " request_id=" : "", s.request_id);
+    cz_api_submit_free(&s);
+    cz_job_result r;
+    if (!prove) {
+        if (cz_engine_job_info(d->engine, id, &r) != CZ_OK) {
+            /* pruned between submit and now: report what we know */
+            memset(&r, 0, sizeof r);
+            r.id = id;
+            r.failed_partition = -1;
+            r.state = CZ_JOB_QUEUED;
+        }
+        json_t *o = cz_api_job_json(&r, false);
+        json_object_set_new(o, "existing", json_boolean(existing));
+        cz_job_result_free(&r);
+        return send_json(d, c, existing ? 200 : 201, o);
+    }
+    st = cz_engine_await(d->engine, id, (int64_t)timeout, &r);
+    if (st == CZ_ERR_NOT_FOUND)
+        return send_error(d, c, 404, NULL, "job %" PRIu64 " was pruned before it could be awaited", id);
+    json_t *o = cz_api_job_json(&r, true);
+    json_object_set_new(o, "existing", json_boolean(existing));
+    json_object_set_new(o, "timed_out", json_boolean(st == CZ_ERR_TIMEOUT));
+    cz_job_result_free(&r);
+    return send_json(d, c, st == CZ_ERR_TIMEOUT ? 202 : 200, o);
+}
+
+static enum MHD_Result h_job(cz_daemon *d, struct MHD_Connection *c, cz_job_id id)
+{
+    cz_job_result r;
+    if (cz_engine_job_info(d->engine, id, &r) != CZ_OK)
+        return send_error(d, c, 404, NULL,
+                          "unknown job %" PRIu64 " (never submitted, pruned, or submitted before a restart)", id);
+    json_t *o = cz_api_job_json(&r, false);
+    cz_job_result_free(&r);
+    return send_json(d, c, 200, o);
+}
+
+static enum MHD_Result h_await(cz_daemon *d, struct MHD_Connection *c, cz_job_id id)
+{
+    char err[256];
+    uint64_t timeout;
+    int rc = cz_api_parse_ms(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "timeout_ms"),
+                             d->cfg.default_await_ms, d->cfg.max_await_ms, &timeout, err, sizeof err);
+    if (rc)
+        return send_error(d, c, (unsigned)rc, NULL, "%s", err);
+    cz_job_result r;
+    cz_status st = cz_engine_await(d->engine, id, (int64_t)timeout, &r);
+    if (st == CZ_ERR_NOT_FOUND)
+        return send_error(d, c, 404, NULL,
+                          "unknown job %" PRIu64 " (never submitted, pruned, or submitted before a restart)", id);
+    if (st != CZ_OK && st != CZ_ERR_TIMEOUT)
+        return send_error(d, c, 500, NULL, "await failed: %s", cz_status_str(st));
+    json_t *o = cz_api_job_json(&r, true);
+    json_object_set_new(o, "timed_out", json_boolean(st == CZ_ERR_TIMEOUT));
+    cz_job_result_free(&r);
+    return send_json(d, c, 200, o);
+}
+
+static enum MHD_Result h_cancel(cz_daemon *d, struct MHD_Connection *c, cz_job_id id)
+{
+    cz_job_state state = CZ_JOB_QUEUED;
+    cz_status st = cz_engine_cancel(d->engine, id, &state);
+    if (st == CZ_ERR_NOT_FOUND)
+        return send_error(d, c, 404, NULL, "unknown job %" PRIu64, id);
+    if (st == CZ_ERR_BUSY) {
+        json_t *o = json_object();
+        char msg[128];
+        snprintf(msg, sizeof msg, "job %" PRIu64 " already ended (%s)", id, cz_job_state_str(state));
+        json_object_set_new(o, "error", json_string(msg));
+        json_object_set_new(o, "id", json_integer((json_int_t)id));
+        json_object_set_new(o, "state", json_string(cz_job_state_str(state)));
+        return send_json(d, c, 409, o);
+    }
+    if (st != CZ_OK)
+        return send_error(d, c, 500, NULL, "cancel failed: %s", cz_status_str(st));
+    dlog(d, CZ_LOG_INFO, "job %" PRIu64 " cancelled by request", id);
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer((json_int_t)id));
+    json_object_set_new(o, "state", json_string(cz_job_state_str(CZ_JOB_CANCELLED)));
+    return send_json(d, c, 200, o);
+}
+
+static double uptime_s(const cz_daemon *d)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - d->started.tv_sec) + (now.tv_nsec - d->started.tv_nsec) / 1e9;
+}
+
+static enum MHD_Result h_status(cz_daemon *d, struct MHD_Connection *c)
+{
+    cz_engine_status st;
+    cz_engine_get_status(d->engine, &st);
+    size_t need = cz_engine_status_json(&st, NULL, 0);
+    char *buf = malloc(need + 1);
+    if (!buf)
+        return send_error(d, c, 503, NULL, "out of memory");
+    cz_engine_status_json(&st, buf, need + 1);
+    json_t *eng = json_loads(buf, 0, NULL);
+    free(buf);
+    json_t *o = json_object();
+    json_t *dm = json_object();
+    json_object_set_new(dm, "address", json_string(d->address));
+    json_object_set_new(dm, "backend", json_string(d->cfg.backend));
+    json_object_set_new(dm, "uptime_s", json_real(uptime_s(d)));
+    json_object_set_new(dm, "http_requests", json_integer((json_int_t)atomic_load(&d->http_requests)));
+    json_object_set_new(o, "daemon", dm);
+    json_object_set_new(o, "engine", eng ? eng : json_null());
+    return send_json(d, c, 200, o);
+}
+
+static enum MHD_Result h_metrics(cz_daemon *d, struct MHD_Connection *c)
+{
+    size_t cap = 1 << 16;
+    char *buf = NULL;
+    size_t n;
+    for (;;) {
+        char *nb = realloc(buf, cap);
+        if (!nb) {
+            free(buf);
+            return send_error(d, c, 503, NULL, "out of memory");
+        }
+        buf = nb;
+        n = cz_engine_metrics_prometheus(d->engine, buf, cap);
+        if (n < cap - 1024)
+            break;
+        cap = n + 4096;
+    }
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "# HELP cuzkd_http_requests_total HTTP requests received.\n"
+                          "# TYPE cuzkd_http_requests_total counter\n"
+                          "cuzkd_http_requests_total %" PRIu64 "\n"
+                          "# HELP cuzkd_http_responses_total HTTP responses by status class.\n"
+                          "# TYPE cuzkd_http_responses_total counter\n"
+                          "cuzkd_http_responses_total{class=\"2xx\"} %" PRIu64 "\n"
+                          "cuzkd_http_responses_total{class=\"4xx\"} %" PRIu64 "\n"
+                          "cuzkd_http_responses_total{class=\"5xx\"} %" PRIu64 "\n"
+                          "# HELP cuzkd_uptime_seconds Seconds since the daemon started.\n"
+                          "# TYPE cuzkd_uptime_seconds gauge\n"
+                          "cuzkd_uptime_seconds %.3f\n",
+                          atomic_load(&d->http_requests), atomic_load(&d->http_2xx),
+                          atomic_load(&d->http_4xx), atomic_load(&d->http_5xx), uptime_s(d));
+    if (n >= cap)
+        n = cap - 1;
+    return send_buf(d, c, 200, buf, n, "text/plain; version=0.0.4; charset=utf-8", NULL);
+}
+
+static enum MHD_Result h_trace(cz_daemon *d, struct MHD_Connection *c)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return send_error(d, c, 503, NULL, "out of memory");
+    cz_status st = cz_engine_write_chrome_trace(d->engine, f);
+    fclose(f);
+    if (st != CZ_OK) {
+        free(buf);
+        return send_error(d, c, 500, NULL, "trace export failed: %s", cz_status_str(st));
+    }
+    return send_buf(d, c, 200, buf, len, "application/json", NULL);
+}
+
+static enum MHD_Result h_params(cz_daemon *d, struct MHD_Connection *c, const cz_api_target *t)
+{
+    char msg[512] = "";
+    bool preload = t->route == CZ_API_PRELOAD;
+    cz_status st = preload ? cz_engine_preload(d->engine, t->name, msg, sizeof msg)
+                           : cz_engine_evict(d->engine, t->name, msg, sizeof msg);
+    if (st != CZ_OK) {
+        if (!msg[0]) {
+            if (!preload && st == CZ_ERR_NOT_FOUND)
+                snprintf(msg, sizeof msg, "parameters '%s' are not resident", t->name);
+            else if (!preload && st == CZ_ERR_BUSY)
+                snprintf(msg, sizeof msg, "parameters '%s' are in use", t->name);
+            else
+                snprintf(msg, sizeof msg, "%s '%s': %s", preload ? "preload" : "evict", t->name,
+                         cz_status_str(st));
+        }
+        return send_error(d, c, (unsigned)cz_api_http_status(st), NULL, "%s", msg);
+    }
+    dlog(d, CZ_LOG_INFO, "parameters '%s' %s", t->name, preload ? "preloaded" : "evicted");
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(t->name));
+    json_object_set_new(o, "resident", json_boolean(preload));
+    return send_json(d, c, 200, o);
+}
+
+static enum MHD_Result dispatch(cz_daemon *d, struct MHD_Connection *c, const char *url,
+                                const char *method, conn_state *cs)
+{
+    cz_api_target t;
+    char err[256];
+    int rc = cz_api_match(method, url, &t, err, sizeof err);
+    if (rc)
+        return send_error(d, c, (unsigned)rc, t.allow, "%s", err);
+    switch (t.route) {
+    case CZ_API_SUBMIT: return h_submit(d, c, cs, false);
+    case CZ_API_PROVE: return h_submit(d, c, cs, true);
+    case CZ_API_JOB: return h_job(d, c, t.job);
+    case CZ_API_AWAIT: return h_await(d, c, t.job);
+    case CZ_API_CANCEL: return h_cancel(d, c, t.job);
+    case CZ_API_STATUS: return h_status(d, c);
+    case CZ_API_METRICS: return h_metrics(d, c);
+    case CZ_API_TRACE: return h_trace(d, c);
+    case CZ_API_HEALTH: {
+        json_t *o = json_object();
+        json_object_set_new(o, "ok", json_true());
+        return send_json(d, c, 200, o);
+    }
+    case CZ_API_PRELOAD:
+    case CZ_API_EVICT: return h_params(d, c, &t);
+    case CZ_API_NONE: break;
+    }
+    return send_error(d, c, 404, NULL, "no such endpoint");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upsize, void **con_cls)
+{
+    cz_daemon *d = cls;
+    (void)version;
+    conn_state *cs = *con_cls;
+    if (!cs) {
+        cs = calloc(1, sizeof *cs);
+        if (!cs)
+            return MHD_NO;
+        *con_cls = cs;
+        atomic_fetch_add(&d->http_requests, 1);
+        dlog(d, CZ_LOG_DEBUG, "%s %s", method, url);
+        if (d->token_len) {
+            const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+            const char *tok = NULL;
+            size_t tl = 0;
+            bool ok = cz_api_bearer(h, &tok, &tl);
+            /* compare even when absent, so timing says nothing either way */
+            if (!ok) {
+                tok = "";
+                tl = 0;
+            }
+            bool eq = cz_api_token_equal(d->token, d->token_len, tok, tl);
+            if (!ok || !eq) {
+                cs->responded = true;
+                return send_error(d, c, 401, NULL,
+                                  "missing or wrong bearer token (send 'Authorization: Bearer <token>')");
+            }
+        }
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl) {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(cl, &end, 10);
+            if (errno || *end || v > d->cfg.max_body_bytes) {
+                cs->responded = true;
+                return send_error(d, c, 413, NULL,
+                                  "request body of %s bytes exceeds max_body_bytes = %" PRIu64, cl,
+                                  d->cfg.max_body_bytes);
+            }
+        }
+        return MHD_YES;
+    }
+    if (cs->responded) {
+        *upsize = 0;
+        return MHD_YES;
+    }
+    if (*upsize) {
+        size_t n = *upsize;
+        atomic_fetch_add(&d->http_bytes_in, n);
+        *upsize = 0;
+        if (cs->too_big)
+            return MHD_YES;
+        if (cs->len + n > d->cfg.max_body_bytes) {
+            cs->too_big = true;
+            free(cs->body);
+            cs->body = NULL;
+            cs->len = cs->cap = 0;
+            return MHD_YES;
+        }
+        if (cs->len + n + 1 > cs->cap) {
+            size_t nc = cs->cap ? cs->cap : 4096;
+            while (nc < cs->len + n + 1)
+                nc *= 2;
+            char *nb = realloc(cs->body, nc);
+            if (!nb) {
+                cs->too_big = true;
+                free(cs->body);
+                cs->body = NULL;
+                cs->len = cs->cap = 0;
+                return MHD_YES;
+            }
+            cs->body = nb;
+            cs->cap = nc;
+        }
+        memcpy(cs->body + cs->len, upload, n);
+        cs->len += n;
+        cs->body[cs->len] = 0;
+        return MHD_YES;
+    }
+    cs->responded = true;
+    if (cs->too_big)
+        return send_error(d, c, 413, NULL, "request body exceeds max_body_bytes = %" PRIu64,
+                          d->cfg.max_body_bytes);
+    return dispatch(d, c, url, method, cs);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    conn_state *cs = *con_cls;
+    if (cs) {
+        free(cs->body);
+        free(cs);
+        *con_cls = NULL;
+    }
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    cz_daemon *d = cls;
+    if (d->cfg.log_level < CZ_LOG_DEBUG)
+        return;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n')
+        msg[--n] = 0;
+    dlog(d, CZ_LOG_DEBUG, "http: %s", msg);
+}
+
+/* ---- listening -------------------------------------------------------- */
+
+static cz_status listen_unix(cz_daemon *d, cz_errbuf *err)
+{
+    const char *path = d->addr.path;
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    struct stat sb;
+    if (lstat(path, &sb) == 0) {
+        if (!S_ISSOCK(sb.st_mode))
+            return cz_err(err, CZ_ERR_INVALID_ARG, "'%s' exists and is not a socket: refusing to replace it",
+                          path);
+        int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (probe >= 0) {
+            int live = connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0;
+            close(probe);
+            if (live)
+                return cz_err(err, CZ_ERR_BUSY, "another daemon is listening on '%s'", path);
+        }
+        unlink(path); /* stale socket of a dead daemon */
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return cz_err(err, CZ_ERR_IO, "socket: %s", strerror(errno));
+    /* Created 0600 from the start (umask), not chmod'ed afterwards: there
+     * is no window in which another user could connect. */
+    mode_t old = umask(0177);
+    int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    umask(old);
+    if (rc != 0) {
+        close(fd);
+        return cz_err(err, CZ_ERR_IO, "bind '%s': %s", path, strerror(e));
+    }
+    if (chmod(path, 0600) != 0 || listen(fd, 128) != 0) {
+        e = errno;
+        close(fd);
+        unlink(path);
+        return cz_err(err, CZ_ERR_IO, "listen '%s': %s", path, strerror(e));
+    }
+    if (stat(path, &sb) == 0) {
+        d->sock_dev = sb.st_dev;
+        d->sock_ino = sb.st_ino;
+    }
+    d->listen_fd = fd;
+    snprintf(d->address, sizeof d->address, "unix:%s", path);
+    return CZ_OK;
+}
+
+static cz_status listen_tcp(cz_daemon *d, cz_errbuf *err)
+{
+    struct addrinfo hints, *ai = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+    hints.ai_socktype = SOCK_STREAM;
+    char port[8];
+    snprintf(port, sizeof port, "%u", d->addr.port);
+    int rc = getaddrinfo(d->addr.host, port, &hints, &ai);
+    if (rc != 0)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "address '%s': %s", d->addr.host, gai_strerror(rc));
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        freeaddrinfo(ai);
+        return cz_err(err, CZ_ERR_IO, "socket: %s", strerror(errno));
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (ai->ai_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 128) != 0) {
+        int e = errno;
+        close(fd);
+        freeaddrinfo(ai);
+        return cz_err(err, CZ_ERR_IO, "bind/listen %s:%u: %s", d->addr.host, d->addr.port, strerror(e));
+    }
+    bool v6 = ai->ai_family == AF_INET6;
+    freeaddrinfo(ai);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    unsigned bound = d->addr.port;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+        bound = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
+    d->listen_fd = fd;
+    snprintf(d->address, sizeof d->address, v6 ? "tcp:[%s]:%u" : "tcp:%s:%u", d->addr.host, bound);
+    return CZ_OK;
+}
+
+static cz_status load_token(cz_daemon *d, cz_errbuf *err)
+{
+    const char *path = d->cfg.token_file;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "cannot read token_file '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && (sb.st_mode & 077))
+        dlog(d, CZ_LOG_WARN, "token_file '%s' is readable by group/others (chmod 600 it)", path);
+    char line[sizeof d->token];
+    if (!fgets(line, sizeof line, f))
+        line[0] = 0;
+    fclose(f);
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+        line[--n] = 0;
+    if (n < 8)
+        return cz_err(err, CZ_ERR_INVALID_ARG,
+                      "token_file '%s': the token (first line) must have at least 8 characters", path);
+    memcpy(d->token, line, n + 1);
+    d->token_len = n;
+    memset(line, 0, sizeof line);
+    return CZ_OK;
+}
+
+/* ---- lifecycle -------------------------------------------------------- */
+
+cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const cz_engine_backend *backend,
+                           cz_errbuf *err)
+{
+    *out = NULL;
+    cz_daemon *d = calloc(1, sizeof *d);
+    if (!d)
+        return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    d->cfg = *cfg;
+    d->listen_fd = -1;
+    clock_gettime(CLOCK_MONOTONIC, &d->started);
+    char emsg[256];
+    cz_status st;
+    if (!cz_api_parse_listen(cfg->listen, &d->addr, emsg, sizeof emsg)) {
+        st = cz_err(err, CZ_ERR_INVALID_ARG, "daemon.listen: %s", emsg);
+        goto fail;
+    }
+    if (cfg->token_file[0]) {
+        st = load_token(d, err);
+        if (st != CZ_OK)
+            goto fail;
+    }
+    if (!d->addr.loopback && !d->token_len) {
+        st = cz_err(err, CZ_ERR_INVALID_ARG,
+                    "refusing to listen on non-loopback address %s:%u without a token: set daemon.token_file",
+                    d->addr.host, d->addr.port);
+        goto fail;
+    }
+    if (cfg->max_await_ms > (uint64_t)INT64_MAX / 2 || cfg->default_await_ms > (uint64_t)INT64_MAX / 2) {
+        st = cz_err(err, CZ_ERR_INVALID_ARG, "await limits too large");
+        goto fail;
+    }
+
+    cz_engine_config ec = cfg->engine;
+    ec.backend = *backend;
+    ec.timeline_cb = NULL;
+    ec.on_job_done = NULL;
+    ec.test_release_permit_before_send = false;
+    ec.timeline_file = NULL;
+    if (cfg->timeline_file[0]) {
+        if (!strcmp(cfg->timeline_file, "-")) {
+            d->timeline = stderr;
+        } else {
+            d->timeline = fopen(cfg->timeline_file, "a");
+            if (!d->timeline) {
+                st = cz_err(err, CZ_ERR_IO, "cannot open timeline_file '%s': %s", cfg->timeline_file,
+                            strerror(errno));
+                goto fail;
+            }
+            d->timeline_owned = true;
+        }
+        ec.timeline_file = d->timeline;
+    }
+    st = d->addr.is_unix ? listen_unix(d, err) : listen_tcp(d, err);
+    if (st != CZ_OK)
+        goto fail;
+    char msg[512] = "";
+    st = cz_engine_create(&d->engine, &ec, msg, sizeof msg);
+    if (st != CZ_OK) {
+        cz_err(err, st, "engine: %s", msg[0] ? msg : cz_status_str(st));
+        goto fail;
+    }
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                     MHD_USE_POLL | MHD_USE_ERROR_LOG;
+    d->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, d, MHD_OPTION_LISTEN_SOCKET, d->listen_fd,
+                              MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+                              MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
+                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
+                              MHD_OPTION_EXTERNAL_LOGGER, mhd_log, d,
+                              MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
+    if (!d->mhd) {
+        st = cz_err(err, CZ_ERR_IO, "cannot start the HTTP server on %s", d->address);
+        goto fail;
+    }
+    *out = d;
+    return CZ_OK;
+fail:
+    if (d->engine)
+        cz_engine_destroy(d->engine);
+    if (d->listen_fd >= 0) {
+        close(d->listen_fd);
+        if (d->addr.is_unix)
+            unlink(d->addr.path);
+    }
+    if (d->timeline_owned)
+        fclose(d->timeline);
+    memset(d->token, 0, sizeof d->token);
+    free(d);
+    return st;
+}
+
+const char *cz_daemon_address(const cz_daemon *d)
+{
+    return d->address;
+}
+
+cz_engine *cz_daemon_engine(cz_daemon *d)
+{
+    return d->engine;
+}
+
+void cz_daemon_shutdown(cz_daemon *d)
+{
+    if (!d || d->shut)
+        return;
+    d->shut = true;
+    if (d->mhd) {
+        MHD_socket fd = MHD_quiesce_daemon(d->mhd);
+        if (fd != MHD_INVALID_SOCKET)
+            close(fd);
+    } else if (d->listen_fd >= 0) {
+        close(d->listen_fd);
+    }
+    d->listen_fd = -1;
+    if (d->addr.is_unix) {
+        /* unlink only our own socket (another daemon may have replaced it) */
+        struct stat sb;
+        if (stat(d->addr.path, &sb) == 0 && sb.st_dev == d->sock_dev && sb.st_ino == d->sock_ino)
+            unlink(d->addr.path);
+    }
+    dlog(d, CZ_LOG_INFO, "stopped accepting connections; %s in-flight jobs",
+         d->cfg.engine.drain_on_shutdown ? "draining" : "cancelling");
+    cz_engine_shutdown(d->engine);
+    if (d->mhd) {
+        MHD_stop_daemon(d->mhd);
+        d->mhd = NULL;
+    }
+}
+
+void cz_daemon_destroy(cz_daemon *d)
+{
+    if (!d)
+        return;
+    cz_daemon_shutdown(d);
+    if (d->cfg.trace_file[0]) {
+        FILE *f = fopen(d->cfg.trace_file, "w");
+        if (!f || cz_engine_write_chrome_trace(d->engine, f) != CZ_OK)
+            dlog(d, CZ_LOG_WARN, "cannot write trace_file '%s'", d->cfg.trace_file);
+        else
+            dlog(d, CZ_LOG_INFO, "wrote Chrome trace to %s", d->cfg.trace_file);
+        if (f)
+            fclose(f);
+    }
+    cz_engine_destroy(d->engine);
+    if (d->timeline_owned)
+        fclose(d->timeline);
+    memset(d->token, 0, sizeof d->token);
+    free(d);
+}
+
+int cz_daemon_run(const cz_daemon_config *cfg, const cz_engine_backend *backend)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    cz_daemon *d = NULL;
+    cz_errbuf err = {{0}};
+    cz_status st = cz_daemon_create(&d, cfg, backend, &err);
+    if (st != CZ_OK) {
+        dlog(NULL, CZ_LOG_ERROR, "cannot start: %s", err.msg[0] ? err.msg : cz_status_str(st));
+        return 1;
+    }
+    dlog(d, CZ_LOG_INFO, "ready: listening on %s (backend %s, budget %" PRIu64 " bytes%s)", d->address,
+         cfg->backend, cz_engine_budget(d->engine), d->token_len ? ", token required" : "");
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {
+    }
+    dlog(d, CZ_LOG_INFO, "received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    cz_daemon_destroy(d);
+    dlog(NULL, CZ_LOG_INFO, "stopped cleanly");
+    return 0;
+}
