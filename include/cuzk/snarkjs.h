@@ -152,6 +152,17 @@ CZ_WUR cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_
  * cz_snarkjs_wtns_write) and verify cuzk's circuits. */
 CZ_WUR cz_status cz_snarkjs_zkey_from_params(cz_snarkjs_zkey **out, const cz_groth16_params *p, const cz_pce *pce,
                                              const cz_g1_affine *h_odd, cz_errbuf *err);
+/* A snarkjs .zkey as cuzk parameters (bellperson layout: H converted by a
+ * G1 DFT of §9) plus the circuit shape cuzk's prover needs (counts and
+ * density bitmaps only: no matrices; evaluate a, b, c with
+ * cz_snarkjs_eval_abc). Both malloc'd (cz_groth16_params_free,
+ * cz_pce_free). The DFT costs n/2·log2 n G1 scalar multiplications. */
+CZ_WUR cz_status cz_snarkjs_zkey_to_params(const cz_snarkjs_zkey *z, cz_pool *pool, cz_groth16_params **params,
+                                           cz_pce **shape, cz_errbuf *err);
+/* a, b from the §4 coefficients and c = a∘b, in cuzk's row order (domain
+ * size elements each), for proving with cz_snarkjs_zkey_to_params output. */
+CZ_WUR cz_status cz_snarkjs_eval_abc(const cz_snarkjs_zkey *z, const cz_fr *w, size_t n, cz_fr *a, cz_fr *b,
+                                     cz_fr *c, cz_errbuf *err);
 /* The verifying key of a zkey in cuzk's form (ic copied, malloc'd). */
 CZ_WUR cz_status cz_snarkjs_zkey_vk(cz_groth16_vk *vk, const cz_snarkjs_zkey *z);
 /* A snarkjs JSON verifying key in cuzk's form (beta_g1/delta_g1 unset:

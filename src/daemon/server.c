@@ -116,7 +116,7 @@ static enum MHD_Result send_buf(cz_daemon *d, struct MHD_Connection *c, unsigned
 
 static enum MHD_Result send_json(cz_daemon *d, struct MHD_Connection *c, unsigned code, json_t *o)
 {
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
     json_decref(o);
     if (!s)
         return MHD_NO;
@@ -713,11 +713,11 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     }
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_POLL | MHD_USE_ERROR_LOG;
-    d->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, d, MHD_OPTION_LISTEN_SOCKET, d->listen_fd,
+    d->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, d, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, d,
+                              MHD_OPTION_LISTEN_SOCKET, d->listen_fd,
                               MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
                               MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
-                              MHD_OPTION_EXTERNAL_LOGGER, mhd_log, d,
                               MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
     if (!d->mhd) {
         st = cz_err(err, CZ_ERR_IO, "cannot start the HTTP server on %s", d->address);

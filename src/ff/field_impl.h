@@ -31,7 +31,7 @@
 #define CZ_FF_USE_ADX() __builtin_expect(cz__ff_use_adx, 1)
 #define CZ_FF_KERNELS(F, N)                                                          \
 void cz__##F##_mul_portable(uint64_t *r, const uint64_t *a, const uint64_t *b)       \
-{ cz_mont_mul_sos(r, a, b, F##_M, F##_MINV, N); }                                        \
+{ cz_mont_mul_sos(r, a, b, F##_M, F##_MINV, N); }                                    \
 void cz__##F##_sqr_portable(uint64_t *r, const uint64_t *a)                          \
 { cz_mont_sqr(r, a, F##_M, F##_MINV, N); }                                           \
 void cz__##F##_mul_adx(uint64_t *r, const uint64_t *a, const uint64_t *b)            \

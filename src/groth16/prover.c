@@ -16,6 +16,7 @@
  * life of the process, since every partition of a circuit shares them.
  */
 #include "cuzk/groth16.h"
+#include "groth16/groth16_internal.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include <pthread.h>
@@ -44,18 +45,9 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-struct cz_groth16_pending {
-    const cz_groth16_params *params;
-    const cz_pce *pce;
-    cz_scalar *z;            /* inputs ‖ aux, canonical */
-    cz_g1_jac h, l, a, b1;
-    cz_g2_jac b2;
-    cz_status b2_status;
-    cz_task *b2_task;
-    cz_pool *pool;           /* for the background MSM's own parallelism: none (runs on one bg worker) */
-    size_t nb_inputs;
-    cz_groth16_timings t;
-};
+/* struct cz_groth16_pending lives in groth16_internal.h, shared with
+ * prover_parts.c so that other back-ends (the CUDA prover) can build a
+ * pending proof and finish it with cz_groth16_prove_finish below. */
 
 static uint64_t popcount_bits(const uint64_t *bm, uint64_t nbits)
 {

@@ -15,7 +15,7 @@
  *   [ones partial sums: nchunks XYZZ][window results: nwin×nparts XYZZ]
  *   [slot 0][slot 1]...[slot T-1]
  * A slot is one thread's bucket set: XYZZ buckets, or affine buckets +
- * batch (entries, prefix products) + conflict queue + two flag bytes per
+ * batch (entries, prefix products) + retry queue + XYZZ overflow buckets + two flag bytes per
  * bucket. Thread i of the pool uses slot i only, and claims
  * (window, range) tasks from an atomic counter.
  */
@@ -60,8 +60,8 @@ static size_t S(align64)(size_t x) { return (x + 63) & ~(size_t)63; }
 
 static size_t S(affine_slot_bytes)(size_t k, size_t cap)
 {
-    return S(align64)(k * sizeof(AFF)) + S(align64)(cap * sizeof(FT)) +
-           S(align64)(2 * cap * sizeof(S(entry))) + S(align64)(2 * k);
+    return S(align64)(k * sizeof(AFF)) + S(align64)(k * sizeof(XYZZ)) +
+           S(align64)(cap * sizeof(FT)) + S(align64)(2 * cap * sizeof(S(entry))) + S(align64)(2 * k);
 }
 
 static size_t S(slot_bytes)(unsigned c, bool affine)
@@ -135,7 +135,9 @@ static void S(task_xyzz)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned 
 
 typedef struct {
     AFF *bk;
-    uint8_t *occ, *busy;
+    XYZZ *ovf;      /* overflow buckets: additions that found their bucket busy */
+    uint8_t *occ;   /* bit 0: bk[b] holds a point; bit 1: ovf[b] is in use */
+    uint8_t *busy;  /* bk[b] has an addition pending in the batch */
     S(entry) *batch, *queue;
     FT *pre;
     unsigned nb, nq, cap;
@@ -205,11 +207,11 @@ static bool S(try_add)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
 {
     if (st->busy[b]) return false;
     AFF *bk = &st->bk[b];
-    if (!st->occ[b]) {
+    if (!(st->occ[b] & 1)) {
         bk->x = p->x;
         if (neg) F(neg)(&bk->y, &p->y);
         else bk->y = p->y;
-        st->occ[b] = 1;
+        st->occ[b] |= 1;
         return true;
     }
     uint8_t dbl = 0;
@@ -220,7 +222,7 @@ static bool S(try_add)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
         /* same x: P = B (double) or P = -B (cancel); y = 0 would be a
          * 2-torsion point (absent from the subgroup): its double is 0 */
         if (!F(eq)(&y, &bk->y) || F(is_zero)(&y)) {
-            st->occ[b] = 0;
+            st->occ[b] &= (uint8_t)~1u;
             return true;
         }
         dbl = 1;
@@ -231,40 +233,64 @@ static bool S(try_add)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
     e->neg = neg;
     e->dbl = dbl;
     st->busy[b] = 1;
-    if (st->nb == st->cap) S(flush)(st);
     return true;
 }
 
-/* Retries the queued (conflicting) additions; those still conflicting stay. */
+/* Retries the queued additions (after a flush freed every bucket); those
+ * that conflict again stay queued. Flushes whenever the batch fills. */
 static void S(drain)(S(abatch) *st)
 {
     unsigned w = 0;
     for (unsigned r = 0; r < st->nq; r++) {
         S(entry) e = st->queue[r];
-        if (!S(try_add)(st, e.b, e.p, e.neg)) st->queue[w++] = e;
+        if (!S(try_add)(st, e.b, e.p, e.neg)) {
+            st->queue[w++] = e;
+        } else if (st->nb == st->cap) {
+            S(flush)(st);
+        }
     }
     st->nq = w;
 }
 
+/* Bucket b += ±P. A point whose bucket already has an addition in the
+ * batch is queued and retried after the next flush; when the queue is
+ * full (many points for the same few buckets, e.g. many equal small
+ * scalars) it goes to the bucket's XYZZ overflow instead (one mixed
+ * addition, ~1.4x an affine one), so batches stay full and the inversion
+ * stays amortised whatever the digits. */
 static void S(add_point)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
 {
-    if (S(try_add)(st, b, p, neg)) return;
-    if (st->nq == st->cap) {
-        /* queue full: complete the batch, which frees every bucket */
-        S(flush)(st);
-        S(drain)(st);
-        if (S(try_add)(st, b, p, neg)) return;
-        if (st->nq == st->cap) { /* only when one bucket is hammered */
+    if (S(try_add)(st, b, p, neg)) {
+        if (st->nb == st->cap) {
             S(flush)(st);
             S(drain)(st);
-            if (S(try_add)(st, b, p, neg)) return;
         }
+        return;
     }
-    S(entry) *q = &st->queue[st->nq++];
-    q->p = p;
-    q->b = b;
-    q->neg = neg;
-    q->dbl = 0;
+    if (st->nq < st->cap) {
+        S(entry) *q = &st->queue[st->nq++];
+        q->p = p;
+        q->b = b;
+        q->neg = neg;
+        q->dbl = 0;
+        return;
+    }
+    XYZZ *o = &st->ovf[b];
+    if (!(st->occ[b] & 2)) {
+        E(xyzz_set_infinity)(o);
+        st->occ[b] |= 2;
+    }
+    if (neg) E(xyzz_sub_affine_var)(o, o, p);
+    else E(xyzz_add_affine_var)(o, o, p);
+}
+
+/* Completes every pending and queued addition. */
+static void S(finish)(S(abatch) *st)
+{
+    while (st->nb || st->nq) {
+        S(flush)(st);
+        S(drain)(st);
+    }
 }
 
 /* Carves an affine bucket set of k buckets and batch size cap out of a slot. */
@@ -272,6 +298,8 @@ static void S(abatch_init)(S(abatch) *st, unsigned char *q, size_t k, unsigned c
 {
     st->bk = (AFF *)q;
     q += S(align64)(k * sizeof(AFF));
+    st->ovf = (XYZZ *)q;
+    q += S(align64)(k * sizeof(XYZZ));
     st->pre = (FT *)q;
     q += S(align64)(cap * sizeof(FT));
     st->batch = (S(entry) *)q;
@@ -319,13 +347,12 @@ static void S(split_chunk)(S(ctx) *x, unsigned char *slot, size_t ch)
         for (unsigned i = 0; i < st.nb; i++) E(xyzz_add_affine_var)(&acc, &acc, st.batch[i].p);
         for (unsigned i = 0; i < st.nq; i++) E(xyzz_add_affine_var)(&acc, &acc, st.queue[i].p);
     } else {
-        while (st.nb || st.nq) {
-            S(flush)(&st);
-            S(drain)(&st);
-        }
+        S(finish)(&st);
     }
-    for (unsigned b = 0; b < K; b++)
-        if (st.occ[b]) E(xyzz_add_affine_var)(&acc, &acc, &st.bk[b]);
+    for (unsigned b = 0; b < K; b++) {
+        if (st.occ[b] & 1) E(xyzz_add_affine_var)(&acc, &acc, &st.bk[b]);
+        if (st.occ[b] & 2) E(xyzz_add_var)(&acc, &acc, &st.ovf[b]);
+    }
     x->ones[ch] = acc;
     memcpy(x->cnt[ch], cnt, sizeof cnt);
     memcpy(x->orbits[ch], orb, sizeof orb);
@@ -395,10 +422,7 @@ static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigne
             else S(add_point)(&st, (uint32_t)(-d0 - 1), p0, 1);
         }
     }
-    while (st.nb || st.nq) {
-        S(flush)(&st);
-        S(drain)(&st);
-    }
+    S(finish)(&st);
 
     /* running-sum reduction: running (XYZZ) += affine bucket; total += running */
     XYZZ run, tot;
@@ -407,7 +431,8 @@ static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigne
     size_t top = k;
     while (top > 0 && !st.occ[top - 1]) top--;
     for (size_t i = top; i-- > 0;) {
-        if (st.occ[i]) E(xyzz_add_affine_var)(&run, &run, &st.bk[i]);
+        if (st.occ[i] & 1) E(xyzz_add_affine_var)(&run, &run, &st.bk[i]);
+        if (st.occ[i] & 2) E(xyzz_add_var)(&run, &run, &st.ovf[i]);
         E(xyzz_add_var)(&tot, &tot, &run);
     }
     *out = tot;

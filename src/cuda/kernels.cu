@@ -1,0 +1,490 @@
+/*
+ * cuzk CUDA backend — kernels and their drivers (NTT, Groth16 quotient,
+ * scalar conversion, density gather, G1 Pippenger MSM).
+ *
+ * Every kernel is a grid-stride-free, one-thread-per-item wrapper around a
+ * function of dev_algo.h (tested on the host by tests/cuda); the drivers
+ * below only choose launch sizes and the order of launches. Drivers take
+ * device pointers and a stream, report every CUDA error through CZC_TRY
+ * (cuda_internal.h) and free what they allocated on every path.
+ *
+ * Design (details in src/cuda/README.md):
+ *   NTT: bit reversal + log n radix-2 stages (one launch each, global
+ *     memory), twiddles w^0..w^(n/2) resident per domain size; per-element
+ *     factors g^±i / n from two-level tables. The quotient is the 7
+ *     transforms of cz_quotient_h chained on one stream, no host copies.
+ *   MSM: points are processed in chunks of 2^chunk_log; per chunk a
+ *     counting sort by (window, |digit|) (count with atomics, per-window
+ *     block scan, scatter with atomic cursors), then one thread per
+ *     (window, bucket) adds its points into XYZZ buckets that persist over
+ *     the chunks. Then each window's buckets are reduced in G groups
+ *     (running sums), the groups folded pairwise, and the host combines
+ *     the windows (Horner) and the scalar = 1 batch sum.
+ */
+#include "cuda/cuda_internal.h"
+#include "cuda/dev_algo.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define CZC_BLOCK 256
+
+static unsigned grid_for(uint64_t n) { return (unsigned)((n + CZC_BLOCK - 1) / CZC_BLOCK); }
+
+#define CZC_TID() ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x)
+
+/* ---- kernels ---------------------------------------------------------------- */
+
+__global__ void k_bitrev(cz_fr *x, unsigned log_n, uint64_t n)
+{
+    uint64_t i = CZC_TID();
+    if (i < n) cz_d_ntt_bitrev(x, log_n, i);
+}
+
+__global__ void k_butterfly(cz_fr *x, const cz_fr *tw, unsigned log_n, unsigned s, uint64_t half_n, bool inverse)
+{
+    uint64_t t = CZC_TID();
+    if (t < half_n) cz_d_ntt_butterfly(x, tw, log_n, s, t, inverse);
+}
+
+__global__ void k_twiddle(cz_fr *tw, const cz_fr *lo, const cz_fr *hi, uint64_t count)
+{
+    uint64_t j = CZC_TID();
+    if (j < count) cz_d_ntt_twiddle(tw, lo, hi, j);
+}
+
+__global__ void k_scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, cz_fr s, uint64_t n)
+{
+    uint64_t i = CZC_TID();
+    if (i < n) cz_d_ntt_scale(x, lo, hi, &s, i);
+}
+
+__global__ void k_pointwise(cz_fr *a, const cz_fr *b, const cz_fr *c, cz_fr zinv, uint64_t n)
+{
+    uint64_t i = CZC_TID();
+    if (i < n) cz_d_quotient_pointwise(a, b, c, &zinv, i);
+}
+
+__global__ void k_check_rows(const cz_fr *a, const cz_fr *b, const cz_fr *c, uint64_t n, unsigned long long *bad)
+{
+    uint64_t i = CZC_TID();
+    if (i < n && cz_d_row_unsatisfied(a, b, c, i)) atomicMin(bad, (unsigned long long)i);
+}
+
+__global__ void k_from_mont(cz_scalar *out, const cz_fr *in, uint64_t n)
+{
+    uint64_t i = CZC_TID();
+    if (i < n) cz_d_scalar_from_mont(out, in, i);
+}
+
+__global__ void k_gather(cz_scalar *dst, const cz_scalar *src, uint64_t n, const uint64_t *bm, const uint32_t *prefix)
+{
+    uint64_t k = CZC_TID();
+    if (k < n) cz_d_gather_density(dst, src, bm, prefix, k);
+}
+
+__global__ void k_msm_count(const cz_scalar *sc, uint64_t n, unsigned c, unsigned nwin, uint32_t nb, uint32_t *cnt)
+{
+    uint64_t i = CZC_TID();
+    if (i >= n) return;
+    cz_scalar s = sc[i];
+    if (cz_d_scalar_kind(&s) != 2) return;
+    for (unsigned w = 0; w < nwin; w++) {
+        int32_t d = cz_d_msm_digit(&s, w, c);
+        if (d) atomicAdd(&cnt[(uint64_t)w * (nb + 1) + (uint32_t)(d < 0 ? -d : d) - 1], 1u);
+    }
+}
+
+/* one block of 1024 threads per window: exclusive scan of nb + 1 counts in
+ * place, and a copy into the scatter cursors */
+__global__ void k_msm_scan(uint32_t *cnt, uint32_t *cursor, uint32_t nb)
+{
+    __shared__ uint32_t sums[1024];
+    uint32_t *row = cnt + (uint64_t)blockIdx.x * (nb + 1);
+    uint32_t *cur = cursor + (uint64_t)blockIdx.x * (nb + 1);
+    uint32_t len = nb + 1, seg = (len + 1023) / 1024;
+    uint32_t lo = threadIdx.x * seg, hi = lo + seg < len ? lo + seg : len;
+    uint32_t local = 0;
+    for (uint32_t b = lo; b < hi; b++) local += row[b];
+    sums[threadIdx.x] = local;
+    __syncthreads();
+    for (unsigned off = 1; off < 1024; off <<= 1) {
+        uint32_t v = threadIdx.x >= off ? sums[threadIdx.x - off] : 0;
+        __syncthreads();
+        sums[threadIdx.x] += v;
+        __syncthreads();
+    }
+    uint32_t run = sums[threadIdx.x] - local;
+    for (uint32_t b = lo; b < hi; b++) {
+        uint32_t v = row[b];
+        row[b] = run;
+        cur[b] = run;
+        run += v;
+    }
+}
+
+__global__ void k_msm_scatter(const cz_scalar *sc, uint64_t n, unsigned c, unsigned nwin, uint32_t nb,
+                              uint32_t *cursor, uint32_t *sorted, uint64_t stride)
+{
+    uint64_t i = CZC_TID();
+    if (i >= n) return;
+    cz_scalar s = sc[i];
+    if (cz_d_scalar_kind(&s) != 2) return;
+    for (unsigned w = 0; w < nwin; w++) {
+        int32_t d = cz_d_msm_digit(&s, w, c);
+        if (!d) continue;
+        uint32_t pos = atomicAdd(&cursor[(uint64_t)w * (nb + 1) + (uint32_t)(d < 0 ? -d : d) - 1], 1u);
+        sorted[(uint64_t)w * stride + pos] = (uint32_t)i | (d < 0 ? CZ_DEV_MSM_SIGN : 0u);
+    }
+}
+
+__global__ void k_msm_acc(cz_g1_xyzz *buckets, const uint32_t *sorted, const uint32_t *off, const cz_g1_affine *bases,
+                          unsigned nwin, uint32_t nb, uint64_t stride)
+{
+    uint64_t idx = CZC_TID();
+    if (idx >= (uint64_t)nwin * nb) return;
+    uint64_t w = idx / nb, b = idx % nb;
+    const uint32_t *o = off + w * (nb + 1) + b;
+    if (o[1] == o[0]) return;
+    cz_d_msm_bucket_sum(&buckets[idx], sorted + w * stride, o[0], o[1], bases);
+}
+
+__global__ void k_msm_reduce(cz_g1_xyzz *grp, const cz_g1_xyzz *buckets, unsigned nwin, uint32_t nb, uint32_t G)
+{
+    uint64_t idx = CZC_TID();
+    if (idx >= (uint64_t)nwin * G) return;
+    uint64_t w = idx / G;
+    uint32_t g = (uint32_t)(idx % G), per = nb / G;
+    cz_d_msm_reduce_group(&grp[idx], buckets + w * nb, g * per, (g + 1) * per);
+}
+
+__global__ void k_fold(cz_g1_xyzz *p, uint64_t len, uint64_t half, uint64_t rows)
+{
+    uint64_t idx = CZC_TID();
+    if (idx >= rows * half) return;
+    cz_d_xyzz_fold(p, len, half, idx / half, idx % half);
+}
+
+__global__ void k_msm_ones(cz_g1_xyzz *part, const cz_g1_affine *bases, const cz_scalar *sc, uint64_t n, uint64_t T)
+{
+    uint64_t t = CZC_TID();
+    if (t < T) cz_d_msm_ones(part, bases, sc, n, T, t);
+}
+
+__global__ void k_tile(cz_g1_affine *out, uint64_t n, const cz_g1_affine *src, uint64_t k)
+{
+    uint64_t i = CZC_TID();
+    if (i < n) out[i] = src[i % k];
+}
+
+__device__ static uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+__global__ void k_fill_random(cz_fr *x, uint64_t n, uint64_t seed)
+{
+    uint64_t i = CZC_TID();
+    if (i >= n) return;
+    cz_fr v;
+    for (int j = 0; j < 4; j++) v.l[j] = splitmix(seed ^ (i * 4 + (uint64_t)j) * 0x2545f4914f6cdd1dULL);
+    v.l[3] &= 0x3fffffffffffffffULL; /* < 2^254 < r: reduced */
+    x[i] = v;
+}
+
+/* ---- drivers ---------------------------------------------------------------------- */
+extern "C" {
+
+#define LAUNCH_CHECK() CZC_TRY(cudaGetLastError())
+
+size_t czc_domain_bytes(unsigned log_n)
+{
+    uint64_t n = (uint64_t)1 << log_n;
+    return ((n / 2 + 1) + 2 * (CZ_DEV_TAB_LO + (n >> CZ_DEV_TAB_BITS) + 1)) * sizeof(cz_fr);
+}
+
+void czc_domain_free(czc_domain *d)
+{
+    cudaFree(d->tw);
+    cudaFree(d->g_lo);
+    cudaFree(d->g_hi);
+    cudaFree(d->gi_lo);
+    cudaFree(d->gi_hi);
+    memset(d, 0, sizeof *d);
+}
+
+cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    uint64_t n = (uint64_t)1 << log_n, ntw = n / 2 + 1;
+    uint64_t nhi_tw = (ntw >> CZ_DEV_TAB_BITS) + 1, nhi = (n >> CZ_DEV_TAB_BITS) + 1;
+    cz_fr *h_lo = NULL, *h_hi = NULL, *d_lo = NULL, *d_hi = NULL;
+    cz_fr w, g, gi, one = CZ_FR_ONE, gm;
+    memset(d, 0, sizeof *d);
+    d->log_n = log_n;
+    cz_fr_root_of_unity(&w, log_n);
+    cz_fr_from_u64(&g, 7);
+    cz_fr_inv(&gi, &g);
+    cz_fr_from_u64(&d->n_inv, n);
+    cz_fr_inv(&d->n_inv, &d->n_inv);
+    cz_fr_pow(&gm, &g, &n, 1);
+    cz_fr_sub(&gm, &gm, &one);
+    cz_fr_inv(&d->z_inv, &gm);
+
+    uint64_t nh = nhi_tw > nhi ? nhi_tw : nhi;
+    h_lo = (cz_fr *)malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
+    h_hi = (cz_fr *)malloc(nh * sizeof(cz_fr));
+    if (!h_lo || !h_hi) {
+        st = cz_err(err, CZ_ERR_NOMEM, "cuda: out of host memory for NTT tables");
+        goto out;
+    }
+    CZC_TRY(cudaMalloc((void **)&d->tw, ntw * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d->g_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d->gi_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d->g_hi, nhi * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d->gi_hi, nhi * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d_hi, nhi_tw * sizeof(cz_fr)));
+    /* twiddles: w^j = hi[j >> 16] lo[j & 0xffff], expanded on the device */
+    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi_tw, &w, &one);
+    CZC_TRY(cudaMemcpyAsync(d_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaMemcpyAsync(d_hi, h_hi, nhi_tw * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    k_twiddle<<<grid_for(ntw), CZC_BLOCK, 0, s>>>(d->tw, d_lo, d_hi, ntw);
+    LAUNCH_CHECK();
+    CZC_TRY(cudaStreamSynchronize(s)); /* h_lo / h_hi are reused below */
+    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &g, &one);
+    CZC_TRY(cudaMemcpy(d->g_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice));
+    CZC_TRY(cudaMemcpy(d->g_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice));
+    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &gi, &one);
+    CZC_TRY(cudaMemcpy(d->gi_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice));
+    CZC_TRY(cudaMemcpy(d->gi_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice));
+out:
+    cudaFree(d_lo);
+    cudaFree(d_hi);
+    free(h_lo);
+    free(h_hi);
+    if (st != CZ_OK) czc_domain_free(d);
+    return st;
+}
+
+static cz_status transform(cz_fr *x, const czc_domain *d, bool inverse, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    uint64_t n = (uint64_t)1 << d->log_n;
+    k_bitrev<<<grid_for(n), CZC_BLOCK, 0, s>>>(x, d->log_n, n);
+    LAUNCH_CHECK();
+    for (unsigned st_i = 0; st_i < d->log_n; st_i++) {
+        k_butterfly<<<grid_for(n / 2), CZC_BLOCK, 0, s>>>(x, d->tw, d->log_n, st_i, n / 2, inverse);
+        LAUNCH_CHECK();
+    }
+out:
+    return st;
+}
+
+static cz_status scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const cz_fr *f, uint64_t n, cudaStream_t s,
+                       cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    k_scale<<<grid_for(n), CZC_BLOCK, 0, s>>>(x, lo, hi, *f, n);
+    LAUNCH_CHECK();
+out:
+    return st;
+}
+
+cz_status czc_ntt(cz_fr *x, const czc_domain *d, int kind, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st;
+    uint64_t n = (uint64_t)1 << d->log_n;
+    cz_fr one = CZ_FR_ONE;
+    if (kind == CZC_NTT_COSET_FWD && (st = scale(x, d->g_lo, d->g_hi, &one, n, s, err)) != CZ_OK) return st;
+    bool inv = kind == CZC_NTT_INV || kind == CZC_NTT_COSET_INV;
+    if ((st = transform(x, d, inv, s, err)) != CZ_OK) return st;
+    if (kind == CZC_NTT_INV) return scale(x, NULL, NULL, &d->n_inv, n, s, err);
+    if (kind == CZC_NTT_COSET_INV) return scale(x, d->gi_lo, d->gi_hi, &d->n_inv, n, s, err);
+    return CZ_OK;
+}
+
+cz_status czc_check_rows(const cz_fr *a, const cz_fr *b, const cz_fr *c, uint64_t n, uint64_t *bad_row,
+                         cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    unsigned long long *d_bad = NULL, h_bad = ~0ULL;
+    CZC_TRY(cudaMalloc((void **)&d_bad, sizeof *d_bad));
+    CZC_TRY(cudaMemcpyAsync(d_bad, &h_bad, sizeof h_bad, cudaMemcpyHostToDevice, s));
+    k_check_rows<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, b, c, n, d_bad);
+    LAUNCH_CHECK();
+    CZC_TRY(cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, s));
+    CZC_TRY(cudaStreamSynchronize(s));
+    *bad_row = (uint64_t)h_bad;
+out:
+    cudaFree(d_bad);
+    return st;
+}
+
+cz_status czc_quotient(cz_fr *a, cz_fr *b, cz_fr *c, const czc_domain *d, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    uint64_t n = (uint64_t)1 << d->log_n;
+    cz_fr *v[3] = { a, b, c };
+    for (int k = 0; k < 3; k++) {
+        /* coefficients (iNTT), times g^i / n, evaluated on the coset (NTT) */
+        if ((st = transform(v[k], d, true, s, err)) != CZ_OK) return st;
+        if ((st = scale(v[k], d->g_lo, d->g_hi, &d->n_inv, n, s, err)) != CZ_OK) return st;
+        if ((st = transform(v[k], d, false, s, err)) != CZ_OK) return st;
+    }
+    k_pointwise<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, b, c, d->z_inv, n);
+    LAUNCH_CHECK();
+    if ((st = transform(a, d, true, s, err)) != CZ_OK) return st;
+    return scale(a, d->gi_lo, d->gi_hi, &d->n_inv, n, s, err);
+out:
+    return st;
+}
+
+cz_status czc_scalars_from_mont(cz_scalar *out, const cz_fr *in, uint64_t n, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    if (!n) return CZ_OK;
+    k_from_mont<<<grid_for(n), CZC_BLOCK, 0, s>>>(out, in, n);
+    LAUNCH_CHECK();
+out:
+    return st;
+}
+
+cz_status czc_gather(cz_scalar *dst, const cz_scalar *src, uint64_t nsrc, const uint64_t *bm, const uint32_t *prefix,
+                     cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    if (!nsrc) return CZ_OK;
+    k_gather<<<grid_for(nsrc), CZC_BLOCK, 0, s>>>(dst, src, nsrc, bm, prefix);
+    LAUNCH_CHECK();
+out:
+    return st;
+}
+
+cz_status czc_tile_bases(cz_g1_affine *out, uint64_t n, const cz_g1_affine *src, uint64_t k, cudaStream_t s,
+                         cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    k_tile<<<grid_for(n), CZC_BLOCK, 0, s>>>(out, n, src, k);
+    LAUNCH_CHECK();
+out:
+    return st;
+}
+
+cz_status czc_fill_random_fr(cz_fr *x, uint64_t n, uint64_t seed, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    k_fill_random<<<grid_for(n), CZC_BLOCK, 0, s>>>(x, n, seed);
+    LAUNCH_CHECK();
+out:
+    return st;
+}
+
+/* ---- MSM ---------------------------------------------------------------------------- */
+typedef struct {
+    unsigned c, nwin;
+    uint32_t nb, G;
+    uint64_t chunk, T;
+} msm_plan;
+
+static void plan(msm_plan *p, uint64_t n, const czc_msm_cfg *cfg)
+{
+    p->c = cfg && cfg->window ? cfg->window : cz_d_msm_window(n);
+    p->nwin = cz_d_msm_nwin(p->c);
+    p->nb = 1u << (p->c - 1);
+    p->G = p->nb < 1024 ? p->nb : 1024;
+    unsigned cl = cfg && cfg->chunk_log ? cfg->chunk_log : 24;
+    if (cl > 30) cl = 30;
+    p->chunk = (uint64_t)1 << cl;
+    if (p->chunk > n) p->chunk = n ? n : 1;
+    p->T = 1;
+    while (p->T < 16384 && p->T * 2 <= n) p->T *= 2;
+}
+
+size_t czc_msm_g1_scratch_bytes(uint64_t n, const czc_msm_cfg *cfg)
+{
+    msm_plan p;
+    plan(&p, n, cfg);
+    return (size_t)p.nwin * p.nb * sizeof(cz_g1_xyzz) + 2 * (size_t)p.nwin * (p.nb + 1) * sizeof(uint32_t) +
+           (size_t)p.nwin * p.chunk * sizeof(uint32_t) + (size_t)p.nwin * p.G * sizeof(cz_g1_xyzz) +
+           (size_t)p.T * sizeof(cz_g1_xyzz);
+}
+
+static cz_status fold(cz_g1_xyzz *p, uint64_t len, uint64_t rows, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    for (uint64_t half = len / 2; half >= 1; half /= 2) {
+        k_fold<<<grid_for(rows * half), CZC_BLOCK, 0, s>>>(p, len, half, rows);
+        LAUNCH_CHECK();
+    }
+out:
+    return st;
+}
+
+cz_status czc_msm_g1(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar *sc, uint64_t n,
+                     const czc_msm_cfg *cfg, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    cz_g1_jac_set_infinity(out);
+    if (!n) return CZ_OK;
+    if (cfg && cfg->window > 20) return cz_err(err, CZ_ERR_INVALID_ARG, "cuda msm: window %u > 20", cfg->window);
+    msm_plan p;
+    plan(&p, n, cfg);
+    cz_g1_xyzz *buckets = NULL, *grp = NULL, *part = NULL, *h_win = NULL, h_ones, res;
+    uint32_t *cnt = NULL, *cursor = NULL, *sorted = NULL;
+    size_t nbk = (size_t)p.nwin * p.nb, ncnt = (size_t)p.nwin * (p.nb + 1);
+    CZC_TRY(cudaMalloc((void **)&buckets, nbk * sizeof *buckets));
+    CZC_TRY(cudaMalloc((void **)&cnt, ncnt * sizeof *cnt));
+    CZC_TRY(cudaMalloc((void **)&cursor, ncnt * sizeof *cursor));
+    CZC_TRY(cudaMalloc((void **)&sorted, (size_t)p.nwin * p.chunk * sizeof *sorted));
+    CZC_TRY(cudaMalloc((void **)&grp, (size_t)p.nwin * p.G * sizeof *grp));
+    CZC_TRY(cudaMalloc((void **)&part, (size_t)p.T * sizeof *part));
+    /* infinity is all-zero (ZZ = 0) */
+    CZC_TRY(cudaMemsetAsync(buckets, 0, nbk * sizeof *buckets, s));
+
+    /* scalar = 1: batch addition, T strided partial sums folded to one */
+    k_msm_ones<<<grid_for(p.T), CZC_BLOCK, 0, s>>>(part, bases, sc, n, p.T);
+    LAUNCH_CHECK();
+    if ((st = fold(part, p.T, 1, s, err)) != CZ_OK) goto out;
+
+    for (uint64_t base = 0; base < n; base += p.chunk) {
+        uint64_t len = n - base < p.chunk ? n - base : p.chunk;
+        CZC_TRY(cudaMemsetAsync(cnt, 0, ncnt * sizeof *cnt, s));
+        k_msm_count<<<grid_for(len), CZC_BLOCK, 0, s>>>(sc + base, len, p.c, p.nwin, p.nb, cnt);
+        LAUNCH_CHECK();
+        k_msm_scan<<<p.nwin, 1024, 0, s>>>(cnt, cursor, p.nb);
+        LAUNCH_CHECK();
+        k_msm_scatter<<<grid_for(len), CZC_BLOCK, 0, s>>>(sc + base, len, p.c, p.nwin, p.nb, cursor, sorted, p.chunk);
+        LAUNCH_CHECK();
+        k_msm_acc<<<grid_for(nbk), CZC_BLOCK, 0, s>>>(buckets, sorted, cnt, bases + base, p.nwin, p.nb, p.chunk);
+        LAUNCH_CHECK();
+    }
+    k_msm_reduce<<<grid_for((uint64_t)p.nwin * p.G), CZC_BLOCK, 0, s>>>(grp, buckets, p.nwin, p.nb, p.G);
+    LAUNCH_CHECK();
+    if ((st = fold(grp, p.G, p.nwin, s, err)) != CZ_OK) goto out;
+
+    h_win = (cz_g1_xyzz *)malloc(p.nwin * sizeof *h_win);
+    if (!h_win) {
+        st = cz_err(err, CZ_ERR_NOMEM, "cuda msm: out of host memory");
+        goto out;
+    }
+    CZC_TRY(cudaMemcpy2DAsync(h_win, sizeof *h_win, grp, (size_t)p.G * sizeof *grp, sizeof *grp, p.nwin,
+                              cudaMemcpyDeviceToHost, s));
+    CZC_TRY(cudaMemcpyAsync(&h_ones, part, sizeof h_ones, cudaMemcpyDeviceToHost, s));
+    CZC_TRY(cudaStreamSynchronize(s));
+    cz_d_msm_combine(&res, h_win, p.nwin, p.c, &h_ones);
+    cz_g1_xyzz_to_jac(out, &res);
+out:
+    cudaFree(buckets);
+    cudaFree(cnt);
+    cudaFree(cursor);
+    cudaFree(sorted);
+    cudaFree(grp);
+    cudaFree(part);
+    free(h_win);
+    return st;
+}
+
+} /* extern "C" */

@@ -1,0 +1,45 @@
+/*
+ * cuzk Groth16 — internal interface for other proving back-ends (the CUDA
+ * prover, src/cuda/prove_cuda.c): the pending-proof structure shared by
+ * prove_start / prove_finish, and a way to build one from H, L, A, B_G1
+ * results computed elsewhere, so that every back-end ends in the same,
+ * unchanged cz_groth16_prove_finish (r, s, constant-time assembly).
+ * Not a public header: the fields may change with prover.c.
+ */
+#ifndef CUZK_GROTH16_INTERNAL_H
+#define CUZK_GROTH16_INTERNAL_H
+
+#include "cuzk/groth16.h"
+
+struct cz_groth16_pending {
+    const cz_groth16_params *params;
+    const cz_pce *pce;
+    cz_scalar *z;            /* inputs ‖ aux, canonical */
+    cz_g1_jac h, l, a, b1;
+    cz_g2_jac b2;
+    cz_status b2_status;
+    cz_task *b2_task;
+    cz_pool *pool;           /* for the background MSM's own parallelism: none (runs on one bg worker) */
+    size_t nb_inputs;
+    cz_groth16_timings t;
+};
+
+/* Starts a pending proof for a back-end that computes H, L, A and B_G1
+ * itself: copies the witness w (canonical scalars, converted on pool) and
+ * submits the B_G2 MSM to bg (NULL: runs it inline now), exactly as
+ * cz_groth16_prove_start does, so that B_G2 runs on the CPU while the
+ * caller computes the G1 parts. Checks the witness and parameter shapes
+ * against pce (CZ_ERR_MISMATCH). Free with cz_groth16_pending_free on
+ * failure of the caller's own part. */
+CZ_WUR cz_status cz_groth16_pending_begin(cz_groth16_pending **out, const cz_groth16_params *params,
+                                          const cz_pce *pce, const cz_witness *w, cz_pool *pool, cz_pool *bg,
+                                          cz_errbuf *err);
+
+/* Stores the G1 results (Jacobian, any representative) and the caller's
+ * timings (ntt_ms and the four G1 msm_*_ms fields are copied; the B_G2 and
+ * finish fields stay the prover's). The handle is then ready for
+ * cz_groth16_prove_finish. */
+void cz_groth16_pending_set_g1(cz_groth16_pending *p, const cz_g1_jac *h, const cz_g1_jac *l, const cz_g1_jac *a,
+                               const cz_g1_jac *b1, const cz_groth16_timings *t);
+
+#endif /* CUZK_GROTH16_INTERNAL_H */

@@ -1,0 +1,207 @@
+/*
+ * snarkjs .zkey -> cuzk parameters (bellperson layout), so cuzk's own
+ * split prover can run on a snarkjs setup: an independent check of that
+ * prover (the setup, the H convention and the verifier are snarkjs's).
+ *
+ * Queries: ic = IC; l = C (private signals); a = A_j for every input and
+ * for the aux with A_j != O (that is the A-density); b_g1/b_g2 likewise with
+ * B_j != O. H: snarkjs keeps h'_j = [Λ_j(τ)·Z(τ)/(−2δ)] for the odd-coset
+ * Lagrange basis Λ_j (points q_j = w_2n^(2j+1), cuzk's roots after the
+ * index map of zkey_prove.c), while bellperson wants h_i = [τ^i Z(τ)/δ].
+ * Since τ^i = Σ_j q_j^i Λ_j(τ) for i < n,
+ *     h_i = −2 · w_2n^i · Σ_j w_n^(ij) h'_j,
+ * a forward DFT over G1 (n/2·log n variable-time scalar multiplications by
+ * public twiddles) followed by a scaling.
+ */
+#include "cuzk/snarkjs.h"
+#include "interop_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    cz_g1_jac *x;
+    const cz_scalar *tw; /* tw[k] = w_n^(k·step) as canonical scalars, k < n/2 */
+    size_t half, step;
+} stage_ctx;
+
+static void stage_range(void *arg, size_t lo, size_t hi)
+{
+    stage_ctx *s = arg;
+    for (size_t b = lo; b < hi; b++) {
+        size_t group = b / s->half, k = b % s->half;
+        size_t i = group * 2 * s->half + k, j = i + s->half;
+        cz_g1_jac t;
+        cz_g1_jac_mul_var(&t, &s->x[j], s->tw[k * s->step].l, 4);
+        cz_g1_jac_neg(&s->x[j], &t);
+        cz_g1_jac_add(&s->x[j], &s->x[i], &s->x[j]);
+        cz_g1_jac_add(&s->x[i], &s->x[i], &t);
+    }
+}
+
+/* In-place forward DFT over G1: X_k = Σ_j w_n^(jk) x_j (natural order). */
+static cz_status g1_dft(cz_g1_jac *x, size_t n, unsigned logn, cz_pool *pool)
+{
+    /* bit reversal, then iterative Cooley–Tukey */
+    for (size_t i = 1, j = 0; i < n; i++) {
+        size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) {
+            cz_g1_jac t = x[i];
+            x[i] = x[j];
+            x[j] = t;
+        }
+    }
+    size_t nh = n / 2 ? n / 2 : 1;
+    cz_scalar *tw = malloc(nh * sizeof *tw);
+    if (!tw) return CZ_ERR_NOMEM;
+    cz_fr w, p = CZ_FR_ONE;
+    cz_fr_root_of_unity(&w, logn);
+    for (size_t k = 0; k < nh; k++) {
+        cz_scalar_from_fr(&tw[k], &p);
+        cz_fr_mul(&p, &p, &w);
+    }
+    for (size_t half = 1; half < n; half <<= 1) {
+        stage_ctx s = {x, tw, half, n / (2 * half)};
+        cz_pool_parallel_range(pool, 0, n / 2, 16, stage_range, &s);
+    }
+    free(tw);
+    return CZ_OK;
+}
+
+static void set_bit(uint64_t *bm, uint64_t i) { bm[i / 64] |= 1ULL << (i % 64); }
+
+cz_status cz_snarkjs_zkey_to_params(const cz_snarkjs_zkey *z, cz_pool *pool, cz_groth16_params **out,
+                                    cz_pce **shape, cz_errbuf *err)
+{
+    *out = NULL;
+    *shape = NULL;
+    size_t n = z->domain_size, nin = (size_t)z->n_public + 1, naux = (size_t)z->n_vars - nin;
+    unsigned logn = 0;
+    while (((size_t)1 << logn) < n) logn++;
+    if (n < 2) return cz_err(err, CZ_ERR_UNSUPPORTED, "zkey: domain %zu too small to convert", n);
+    cz_groth16_params *p = calloc(1, sizeof *p);
+    cz_pce *s = calloc(1, sizeof *s);
+    cz_g1_jac *hx = malloc(n * sizeof *hx);
+    cz_status st = CZ_OK;
+    if (!p || !s || !hx) {
+        st = cz_err(err, CZ_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    /* the shape: counts and densities (the prover reads nothing else) */
+    s->n_constraints = n;
+    s->n_circuit_constraints = n;
+    s->n_inputs = nin;
+    s->n_aux = naux;
+    s->a.row_ptr = calloc(n + 1, sizeof(uint64_t));
+    s->b.row_ptr = calloc(n + 1, sizeof(uint64_t));
+    s->c.row_ptr = calloc(n + 1, sizeof(uint64_t));
+    s->dens_a_aux = calloc((naux + 63) / 64 + 1, 8);
+    s->dens_b_aux = calloc((naux + 63) / 64 + 1, 8);
+    s->dens_b_input = calloc((nin + 63) / 64 + 1, 8);
+    p->vk.ic = malloc(nin * sizeof(cz_g1_affine));
+    p->l = malloc((naux ? naux : 1) * sizeof(cz_g1_affine));
+    p->a = malloc(z->n_vars * sizeof(cz_g1_affine));
+    p->b_g1 = malloc(z->n_vars * sizeof(cz_g1_affine));
+    p->b_g2 = malloc(z->n_vars * sizeof(cz_g2_affine));
+    p->h = malloc(n * sizeof(cz_g1_affine));
+    if (!s->a.row_ptr || !s->b.row_ptr || !s->c.row_ptr || !s->dens_a_aux || !s->dens_b_aux || !s->dens_b_input ||
+        !p->vk.ic || !p->l || !p->a || !p->b_g1 || !p->b_g2 || !p->h) {
+        st = cz_err(err, CZ_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    p->vk.alpha_g1 = z->alpha1;
+    p->vk.beta_g1 = z->beta1;
+    p->vk.delta_g1 = z->delta1;
+    p->vk.beta_g2 = z->beta2;
+    p->vk.gamma_g2 = z->gamma2;
+    p->vk.delta_g2 = z->delta2;
+    p->vk.n_ic = nin;
+    memcpy(p->vk.ic, z->ic, nin * sizeof(cz_g1_affine));
+    memcpy(p->l, z->c, naux * sizeof(cz_g1_affine));
+    p->n_l = naux;
+    for (size_t j = 0; j < z->n_vars; j++) {
+        bool in = j < nin;
+        bool ai = cz_g1_affine_is_infinity(&z->a[j]);
+        bool b1i = cz_g1_affine_is_infinity(&z->b1[j]), b2i = cz_g2_affine_is_infinity(&z->b2[j]);
+        if (b1i != b2i) {
+            st = cz_err(err, CZ_ERR_FORMAT, "zkey: signal %zu has B1 %s the identity but B2 %s", j,
+                        b1i ? "=" : "!=", b2i ? "=" : "!=");
+            goto fail;
+        }
+        if (in && ai) {
+            st = cz_err(err, CZ_ERR_FORMAT, "zkey: public signal %zu has an identity A point", j);
+            goto fail;
+        }
+        if (!ai) {
+            p->a[p->n_a++] = z->a[j];
+            if (!in) set_bit(s->dens_a_aux, j - nin);
+        }
+        if (!b1i) {
+            p->b_g1[p->n_b] = z->b1[j];
+            p->b_g2[p->n_b++] = z->b2[j];
+            if (in)
+                set_bit(s->dens_b_input, j);
+            else
+                set_bit(s->dens_b_aux, j - nin);
+        }
+    }
+    for (size_t i = 0; i < naux; i++) {
+        if (cz_g1_affine_is_infinity(&p->l[i])) {
+            st = cz_err(err, CZ_ERR_IDENTITY, "zkey: C point of private signal %zu is the identity", i);
+            goto fail;
+        }
+    }
+    /* H: gather snarkjs's order into cuzk's odd-coset order, DFT, scale */
+    const uint64_t K = cz__snarkjs_root_exponent(), mask = n - 1;
+    for (size_t c = 0; c < n; c++)
+        cz_g1_jac_from_affine(&hx[((K * (2 * (uint64_t)c + 1)) & (2 * mask + 1)) >> 1], &z->h[c]);
+    if ((st = g1_dft(hx, n, logn, pool)) != CZ_OK) {
+        cz_err(err, st, "out of memory");
+        goto fail;
+    }
+    cz_fr w2n, f;
+    cz_fr_root_of_unity(&w2n, logn + 1);
+    cz_fr_from_u64(&f, 2);
+    cz_fr_neg(&f, &f);
+    for (size_t i = 0; i + 1 < n; i++) {
+        cz_scalar sc;
+        cz_scalar_from_fr(&sc, &f);
+        cz_g1_jac_mul_var(&hx[i], &hx[i], sc.l, 4);
+        cz_fr_mul(&f, &f, &w2n);
+    }
+    cz_g1_batch_to_affine(p->h, hx, n - 1);
+    p->n_h = n - 1;
+    free(hx);
+    if ((st = cz_groth16_params_check_shape(p, s, err)) != CZ_OK) goto fail2;
+    *out = p;
+    *shape = s;
+    return CZ_OK;
+fail:
+    free(hx);
+fail2:
+    cz_groth16_params_free(p);
+    cz_pce_free(s);
+    return st;
+}
+
+cz_status cz_snarkjs_eval_abc(const cz_snarkjs_zkey *z, const cz_fr *w, size_t n, cz_fr *a, cz_fr *b, cz_fr *c,
+                              cz_errbuf *err)
+{
+    if (n != z->n_vars)
+        return cz_err(err, CZ_ERR_MISMATCH, "witness has %zu values, the zkey expects nVars = %u", n, z->n_vars);
+    size_t dn = z->domain_size;
+    memset(a, 0, dn * sizeof *a);
+    memset(b, 0, dn * sizeof *b);
+    const uint64_t K = cz__snarkjs_root_exponent(), mask = dn - 1;
+    for (size_t i = 0; i < z->n_coefs; i++) {
+        const cz_zkey_coef *k = &z->coefs[i];
+        cz_fr t;
+        cz_fr_mul(&t, &k->value, &w[k->signal]);
+        cz_fr *dst = k->matrix ? b : a;
+        size_t j = (size_t)((K * k->constraint) & mask);
+        cz_fr_add(&dst[j], &dst[j], &t);
+    }
+    for (size_t i = 0; i < dn; i++) cz_fr_mul(&c[i], &a[i], &b[i]);
+    return CZ_OK;
+}

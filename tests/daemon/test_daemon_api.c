@@ -1,0 +1,469 @@
+/*
+ * cuzkd API tests through a real cuzkd process (test-double back-end):
+ * every endpoint, every error path named in docs/api.md. Proofs are
+ * checked against the test back-end's formula recomputed here.
+ */
+#include "dtest.h"
+
+static dt_daemon D;
+
+static int setup(void **state)
+{
+    (void)state;
+    dt_start(&D, "[daemon]\nmax_body_bytes = 65536\nmax_payload_bytes = 4096\n");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int rc = dt_stop_sig(&D, SIGTERM);
+    dt_cleanup(&D);
+    return rc == 0 ? 0 : -1;
+}
+
+static long long submit_ok(const char *body, int want_code)
+{
+    json_t *j;
+    int code = dt_call(&D, "POST", "/v1/jobs", body, &j);
+    if (code != want_code)
+        fail_msg("submit %s: %d %s", body, code, j ? dt_str(j, "error") : "");
+    long long id = dt_int(j, "id");
+    assert_true(id > 0);
+    json_decref(j);
+    return id;
+}
+
+static json_t *await_job(long long id, int timeout_ms)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/await?timeout_ms=%d", id, timeout_ms);
+    json_t *j;
+    assert_int_equal(dt_call(&D, "POST", path, NULL, &j), 200);
+    return j;
+}
+
+static void test_socket_mode(void **state)
+{
+    (void)state;
+    struct stat sb;
+    assert_int_equal(lstat(D.sock, &sb), 0);
+    assert_true(S_ISSOCK(sb.st_mode));
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    json_t *j;
+    assert_int_equal(dt_call(&D, "GET", "/v1/health", NULL, &j), 200);
+    assert_true(json_is_true(json_object_get(j, "ok")));
+    json_decref(j);
+}
+
+static void test_submit_await(void **state)
+{
+    (void)state;
+    long long id = submit_ok("{\"circuit\":\"test\",\"payload\":\"hello\",\"partitions\":3,\"priority\":\"high\"}", 201);
+    json_t *j = await_job(id, 20000);
+    assert_string_equal(dt_str(j, "state"), "done");
+    assert_false(json_is_true(json_object_get(j, "timed_out")));
+    assert_int_equal(dt_int(j, "num_partitions"), 3);
+    assert_int_equal(dt_int(j, "partitions_done"), 3);
+    assert_string_equal(dt_str(j, "priority"), "high");
+    dt_check_proof(j, "hello", 5, 3);
+    json_decref(j);
+    /* status of a finished job: no proof, state done */
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%lld", id);
+    assert_int_equal(dt_call(&D, "GET", path, NULL, &j), 200);
+    assert_string_equal(dt_str(j, "state"), "done");
+    assert_int_equal(dt_int(j, "id"), id);
+    assert_null(json_object_get(j, "proof_b64"));
+    json_decref(j);
+}
+
+static void test_prove_payload_forms(void **state)
+{
+    (void)state;
+    json_t *j;
+    /* JSON value payload: the compact serialization is the payload */
+    assert_int_equal(dt_call(&D, "POST", "/v1/prove",
+                             "{\"circuit\":\"test-a\",\"payload\": {\"x0\" : \"5\", \"v\":[1, 2]},\"partitions\":2}", &j),
+                     200);
+    assert_string_equal(dt_str(j, "state"), "done");
+    const char *compact = "{\"x0\":\"5\",\"v\":[1,2]}";
+    dt_check_proof(j, compact, strlen(compact), 2);
+    json_decref(j);
+    /* base64 payload with binary bytes (NUL included) */
+    const uint8_t bin[] = {0, 1, 2, 0xff, 0x80, 0, 'z'};
+    char *b64 = cz_base64_encode(bin, sizeof bin, NULL);
+    char body[256];
+    snprintf(body, sizeof body, "{\"circuit\":\"test\",\"payload_b64\":\"%s\"}", b64);
+    free(b64);
+    assert_int_equal(dt_call(&D, "POST", "/v1/prove?timeout_ms=20000", body, &j), 200);
+    assert_string_equal(dt_str(j, "state"), "done");
+    dt_check_proof(j, bin, sizeof bin, 1);
+    json_decref(j);
+}
+
+static void test_failed_job(void **state)
+{
+    (void)state;
+    const char *kinds[][2] = {{"synth", "synthesi"}, {"prove", "prove"}, {"finish", "finish"}, {"verify", "verif"}};
+    for (int k = 0; k < 4; k++) {
+        char body[160];
+        snprintf(body, sizeof body, "{\"circuit\":\"test\",\"payload\":\"fail=%s:1\",\"partitions\":3}", kinds[k][0]);
+        long long id = submit_ok(body, 201);
+        json_t *j = await_job(id, 20000);
+        assert_string_equal(dt_str(j, "state"), "failed");
+        if (strcmp(kinds[k][0], "verify"))
+            assert_int_equal(dt_int(j, "failed_partition"), 1);
+        if (!strstr(dt_str(j, "error"), kinds[k][1]))
+            fail_msg("error '%s' lacks '%s'", dt_str(j, "error"), kinds[k][1]);
+        assert_null(json_object_get(j, "proof_b64"));
+        json_decref(j);
+    }
+    /* a payload the back-end rejects at preparation */
+    long long id = submit_ok("{\"circuit\":\"test\",\"payload\":\"fail=prepare:0\"}", 201);
+    json_t *j = await_job(id, 20000);
+    assert_string_equal(dt_str(j, "state"), "failed");
+    json_decref(j);
+}
+
+static void test_malformed_bodies(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body, *want;
+        int code;
+    } cases[] = {
+        {"", "empty request body", 400},
+        {"{", "malformed JSON", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\"", "malformed JSON", 400},
+        {"[1,2]", "must be a JSON object", 400},
+        {"\"str\"", "must be a JSON object", 400},
+        {"{\"payload\":\"x\"}", "missing field 'circuit'", 400},
+        {"{\"circuit\":\"test\"}", "missing field 'payload'", 400},
+        {"{\"circuit\":5,\"payload\":\"x\"}", "'circuit' must be a string", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"partitions\":\"3\"}", "'partitions' must be an integer", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"partitions\":0}", "1..65536", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"partitions\":65537}", "1..65536", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"partitions\":2.5}", "'partitions' must be an integer", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"priority\":\"urgent\"}", "'priority'", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"priority\":2}", "'priority'", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"request_id\":5}", "'request_id' must be a string", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"request_id\":\"\"}", "'request_id'", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"request_id\":\"a b\"}", "'request_id'", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"circuitt\":1}", "unknown field 'circuitt'", 400},
+        {"{\"circuit\":\"test\",\"payload_b64\":\"!!!!\"}", "base64", 400},
+        {"{\"circuit\":\"test\",\"payload_b64\":\"QQ\"}", "base64", 400},
+        {"{\"circuit\":\"test\",\"payload_b64\":7}", "'payload_b64' must be", 400},
+        {"{\"circuit\":\"test\",\"payload\":\"x\",\"payload_b64\":\"QQ==\"}", "exactly one", 400},
+        {"{\"circuit\":\"test\",\"circuit\":\"test\",\"payload\":\"x\"}", "duplicate", 400},
+        {"{\"circuit\":\"../etc/passwd\",\"payload\":\"x\"}", "bad circuit id", 400},
+        {"{\"circuit\":\"\",\"payload\":\"x\"}", "bad circuit id", 400},
+        {"{\"circuit\":\"a\\u0000b\",\"payload\":\"x\"}", "malformed JSON", 400},
+        {"{\"circuit\":\"nope\",\"payload\":\"x\"}", "unknown circuit 'nope'", 400},
+        {"{\"circuit\":\"test-huge\",\"payload\":\"x\"}", "budget", 422},
+        {"\xff\xfe{}", "malformed JSON", 400},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *j = NULL;
+        int code = dt_call(&D, "POST", "/v1/jobs", cases[i].body, &j);
+        if (code != cases[i].code)
+            fail_msg("case %zu (%s): status %d, want %d", i, cases[i].body, code, cases[i].code);
+        DT_EXPECT_ERROR(code, j, cases[i].want);
+        /* /v1/prove parses the same way */
+        code = dt_call(&D, "POST", "/v1/prove", cases[i].body, &j);
+        assert_int_equal(code, cases[i].code);
+        json_decref(j);
+    }
+}
+
+static void test_size_limits(void **state)
+{
+    (void)state;
+    /* body over max_body_bytes (64 KiB), refused by Content-Length */
+    size_t n = 100000;
+    char *big = malloc(n + 1);
+    memset(big, ' ', n);
+    big[n] = 0;
+    json_t *j;
+    int code = dt_call(&D, "POST", "/v1/jobs", big, &j);
+    assert_int_equal(code, 413);
+    DT_EXPECT_ERROR(code, j, "max_body_bytes");
+    /* the same body chunked (no Content-Length): refused at its end */
+    size_t cap = n + 4096;
+    char *raw = malloc(cap);
+    size_t off = (size_t)snprintf(raw, cap, "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                                            "Transfer-Encoding: chunked\r\n\r\n");
+    for (size_t left = n; left;) {
+        size_t c = left > 8192 ? 8192 : left;
+        off += (size_t)snprintf(raw + off, cap - off, "%zx\r\n", c);
+        memcpy(raw + off, big, c);
+        off += c;
+        memcpy(raw + off, "\r\n", 2);
+        off += 2;
+        left -= c;
+    }
+    off += (size_t)snprintf(raw + off, cap - off, "0\r\n\r\n");
+    cz_http_response r;
+    cz_errbuf err;
+    assert_int_equal(cz_http_raw(D.addr, raw, off, 30000, &r, &err), CZ_OK);
+    assert_int_equal(r.status, 413);
+    assert_non_null(strstr(r.body, "max_body_bytes"));
+    cz_http_response_free(&r);
+    free(raw);
+    free(big);
+    /* payload over max_payload_bytes (4 KiB), both forms */
+    size_t pn = 5000;
+    uint8_t *pl = calloc(1, pn);
+    char *b64 = cz_base64_encode(pl, pn, NULL);
+    char *body = malloc(pn * 2 + 100);
+    sprintf(body, "{\"circuit\":\"test\",\"payload_b64\":\"%s\"}", b64);
+    code = dt_call(&D, "POST", "/v1/jobs", body, &j);
+    assert_int_equal(code, 413);
+    DT_EXPECT_ERROR(code, j, "max_payload_bytes");
+    memset(pl, 'a', pn);
+    sprintf(body, "{\"circuit\":\"test\",\"payload\":\"%.*s\"}", (int)pn, (const char *)pl);
+    code = dt_call(&D, "POST", "/v1/jobs", body, &j);
+    assert_int_equal(code, 413);
+    DT_EXPECT_ERROR(code, j, "max_payload_bytes");
+    free(b64);
+    free(body);
+    free(pl);
+}
+
+static void test_unknown_job_and_bad_ids(void **state)
+{
+    (void)state;
+    json_t *j;
+    int code = dt_call(&D, "GET", "/v1/jobs/987654321", NULL, &j);
+    assert_int_equal(code, 404);
+    DT_EXPECT_ERROR(code, j, "unknown job 987654321");
+    code = dt_call(&D, "POST", "/v1/jobs/987654321/await?timeout_ms=10", NULL, &j);
+    assert_int_equal(code, 404);
+    DT_EXPECT_ERROR(code, j, "unknown job");
+    code = dt_call(&D, "POST", "/v1/jobs/987654321/cancel", NULL, &j);
+    assert_int_equal(code, 404);
+    DT_EXPECT_ERROR(code, j, "unknown job");
+    const char *bad[] = {"/v1/jobs/abc", "/v1/jobs/0", "/v1/jobs/-1", "/v1/jobs/007",
+                         "/v1/jobs/99999999999999999999999", "/v1/jobs/18446744073709551616"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        code = dt_call(&D, "GET", bad[i], NULL, &j);
+        if (code != 400)
+            fail_msg("%s: %d", bad[i], code);
+        DT_EXPECT_ERROR(code, j, "bad job id");
+    }
+    /* endpoints and methods */
+    code = dt_call(&D, "GET", "/v2/jobs", NULL, &j);
+    assert_int_equal(code, 404);
+    DT_EXPECT_ERROR(code, j, "no such endpoint");
+    code = dt_call(&D, "GET", "/v1/jobs", NULL, &j);
+    assert_int_equal(code, 405);
+    DT_EXPECT_ERROR(code, j, "not allowed");
+    code = dt_call(&D, "DELETE", "/v1/jobs/1", NULL, &j);
+    assert_int_equal(code, 405);
+    DT_EXPECT_ERROR(code, j, "not allowed");
+    code = dt_call(&D, "POST", "/metrics", NULL, &j);
+    assert_int_equal(code, 405);
+    json_decref(j);
+    /* await timeout values */
+    long long id = submit_ok("{\"circuit\":\"test\",\"payload\":\"t\"}", 201);
+    char path[96];
+    const char *badt[] = {"abc", "-5", "1e3", "", "12x"};
+    for (size_t i = 0; i < sizeof badt / sizeof badt[0]; i++) {
+        snprintf(path, sizeof path, "/v1/jobs/%lld/await?timeout_ms=%s", id, badt[i]);
+        code = dt_call(&D, "POST", path, NULL, &j);
+        if (code != 400)
+            fail_msg("timeout '%s': %d", badt[i], code);
+        DT_EXPECT_ERROR(code, j, "timeout_ms");
+    }
+    j = await_job(id, 20000);
+    json_decref(j);
+}
+
+static void test_params(void **state)
+{
+    (void)state;
+    json_t *j;
+    int code = dt_call(&D, "POST", "/v1/params/test-p/preload", NULL, &j);
+    assert_int_equal(code, 200);
+    assert_true(json_is_true(json_object_get(j, "resident")));
+    json_decref(j);
+    /* again: already resident is fine */
+    assert_int_equal(dt_call(&D, "POST", "/v1/params/test-p/preload", NULL, NULL), 200);
+    assert_int_equal(dt_call(&D, "GET", "/v1/status", NULL, &j), 200);
+    assert_true(json_integer_value(json_object_get(json_object_get(j, "engine"), "params_resident")) >= 1);
+    json_decref(j);
+    code = dt_call(&D, "POST", "/v1/params/test-p/evict", NULL, &j);
+    assert_int_equal(code, 200);
+    assert_false(json_is_true(json_object_get(j, "resident")));
+    json_decref(j);
+    code = dt_call(&D, "POST", "/v1/params/test-p/evict", NULL, &j);
+    assert_int_equal(code, 404);
+    DT_EXPECT_ERROR(code, j, "test-p");
+    code = dt_call(&D, "POST", "/v1/params/nope/preload", NULL, &j);
+    assert_int_equal(code, 404);
+    DT_EXPECT_ERROR(code, j, "nope");
+    code = dt_call(&D, "POST", "/v1/params/test-noparams/preload", NULL, &j);
+    assert_true(code >= 400);
+    DT_EXPECT_ERROR(code, j, "test-noparams");
+    /* names are file-name components inside param_dir, never paths */
+    const char *bad[] = {"/v1/params/../preload",       "/v1/params/..%2F..%2Fetc/preload",
+                         "/v1/params/%2e%2e/preload",   "/v1/params/.hidden/evict",
+                         "/v1/params/a..b/preload",     "/v1/params/a%20b/preload",
+                         "/v1/params/a%2Fb/preload",    "/v1/params//preload",
+                         "/v1/params/x%00y/preload",    "/v1/params/%c3%a9/preload"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        code = dt_call(&D, "POST", bad[i], NULL, &j);
+        if (code != 400 && code != 404)
+            fail_msg("%s: %d", bad[i], code);
+        assert_non_null(j);
+        assert_true(strlen(dt_str(j, "error")) > 0);
+        json_decref(j);
+    }
+    code = dt_call(&D, "POST", "/v1/params/a..b/preload", NULL, &j);
+    assert_int_equal(code, 400);
+    DT_EXPECT_ERROR(code, j, "bad parameter name");
+}
+
+static void test_request_id(void **state)
+{
+    (void)state;
+    const char *b1 = "{\"circuit\":\"test\",\"payload\":\"rid-payload prove_ms=200\",\"request_id\":\"req-42\"}";
+    long long id = submit_ok(b1, 201);
+    json_t *j;
+    assert_int_equal(dt_call(&D, "POST", "/v1/jobs", b1, &j), 200);
+    assert_int_equal(dt_int(j, "id"), id);
+    assert_true(json_is_true(json_object_get(j, "existing")));
+    json_decref(j);
+    /* another payload under the live id is refused */
+    int code = dt_call(&D, "POST", "/v1/jobs",
+                       "{\"circuit\":\"test\",\"payload\":\"other\",\"request_id\":\"req-42\"}", &j);
+    assert_int_equal(code, 409);
+    DT_EXPECT_ERROR(code, j, "req-42");
+    /* prove with the same id returns the same job's proof */
+    assert_int_equal(dt_call(&D, "POST", "/v1/prove", b1, &j), 200);
+    assert_int_equal(dt_int(j, "id"), id);
+    assert_string_equal(dt_str(j, "state"), "done");
+    const char *pl = "rid-payload prove_ms=200";
+    dt_check_proof(j, pl, strlen(pl), 1);
+    json_decref(j);
+}
+
+static void test_cancel_and_timeout(void **state)
+{
+    (void)state;
+    long long id = submit_ok("{\"circuit\":\"test\",\"payload\":\"synth_ms=3000 prove_ms=3000\",\"partitions\":2}", 201);
+    double t0 = dt_now_ms();
+    json_t *j = await_job(id, 50);
+    assert_true(json_is_true(json_object_get(j, "timed_out")));
+    const char *s = dt_str(j, "state");
+    assert_true(!strcmp(s, "queued") || !strcmp(s, "running"));
+    assert_null(json_object_get(j, "proof_b64"));
+    json_decref(j);
+    assert_true(dt_now_ms() - t0 < 2500 * DT_SLOW);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/cancel", id);
+    assert_int_equal(dt_call(&D, "POST", path, NULL, &j), 200);
+    assert_string_equal(dt_str(j, "state"), "cancelled");
+    json_decref(j);
+    j = await_job(id, 1000);
+    assert_string_equal(dt_str(j, "state"), "cancelled");
+    json_decref(j);
+    int code = dt_call(&D, "POST", path, NULL, &j);
+    assert_int_equal(code, 409);
+    assert_string_equal(dt_str(j, "state"), "cancelled");
+    DT_EXPECT_ERROR(code, j, "already ended");
+    /* prove that times out answers 202 with the job id */
+    assert_int_equal(dt_call(&D, "POST", "/v1/prove?timeout_ms=30",
+                             "{\"circuit\":\"test\",\"payload\":\"prove_ms=3000 synth_ms=3000\"}", &j), 202);
+    assert_true(json_is_true(json_object_get(j, "timed_out")));
+    id = dt_int(j, "id");
+    json_decref(j);
+    snprintf(path, sizeof path, "/v1/jobs/%lld/cancel", id);
+    assert_int_equal(dt_call(&D, "POST", path, NULL, NULL), 200);
+}
+
+static void test_status_metrics_trace(void **state)
+{
+    (void)state;
+    json_t *j;
+    assert_int_equal(dt_call(&D, "GET", "/v1/status", NULL, &j), 200);
+    json_t *e = json_object_get(j, "engine");
+    assert_non_null(e);
+    assert_true(dt_int(e, "jobs_submitted") >= 1);
+    assert_int_equal(dt_int(e, "budget_total"), 1ll << 30);
+    assert_string_equal(dt_str(json_object_get(j, "daemon"), "backend"), "test");
+    assert_string_equal(dt_str(json_object_get(j, "daemon"), "address"), D.addr);
+    json_decref(j);
+    cz_http_response r;
+    cz_errbuf err;
+    assert_int_equal(cz_http_call(D.addr, NULL, "GET", "/metrics", NULL, 0, 30000, &r, &err), CZ_OK);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "cuzk_jobs_submitted_total"));
+    assert_non_null(strstr(r.body, "cuzkd_http_requests_total"));
+    assert_non_null(strstr(r.body, "cuzkd_http_responses_total{class=\"4xx\"}"));
+    cz_http_response_free(&r);
+    assert_int_equal(cz_http_call(D.addr, NULL, "GET", "/v1/trace", NULL, 0, 30000, &r, &err), CZ_OK);
+    assert_int_equal(r.status, 200);
+    json_t *t = json_loadb(r.body, r.len, 0, NULL);
+    assert_non_null(t);
+    json_decref(t);
+    cz_http_response_free(&r);
+}
+
+static void test_malformed_http(void **state)
+{
+    (void)state;
+    const char *raws[] = {
+        "HELLO\r\n\r\n",
+        "GET\r\n\r\n",
+        "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\nConnection: close\r\n\r\n",
+        "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\nConnection: close\r\n\r\n",
+        "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n",
+        "GET /v1/status HTTP/1.1\r\nConnection: close\r\n\r\n",
+        "\x01\x02\x03\xff\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof raws / sizeof raws[0]; i++) {
+        cz_http_response r;
+        cz_errbuf err;
+        cz_status st = cz_http_raw(D.addr, raws[i], strlen(raws[i]), 5000, &r, &err);
+        if (st == CZ_OK) {
+            assert_true(r.status >= 200 && r.status < 600);
+            cz_http_response_free(&r);
+        }
+    }
+    /* a huge header line */
+    size_t n = 200000;
+    char *h = malloc(n + 200);
+    int off = sprintf(h, "GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    memset(h + off, 'a', n);
+    strcpy(h + off + n, "\r\nConnection: close\r\n\r\n");
+    cz_http_response r;
+    cz_errbuf err;
+    if (cz_http_raw(D.addr, h, strlen(h), 5000, &r, &err) == CZ_OK) {
+        assert_true(r.status >= 400);
+        cz_http_response_free(&r);
+    }
+    free(h);
+    /* still alive and well */
+    assert_int_equal(dt_call(&D, "GET", "/v1/health", NULL, NULL), 200);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_socket_mode),
+        cmocka_unit_test(test_submit_await),
+        cmocka_unit_test(test_prove_payload_forms),
+        cmocka_unit_test(test_failed_job),
+        cmocka_unit_test(test_malformed_bodies),
+        cmocka_unit_test(test_size_limits),
+        cmocka_unit_test(test_unknown_job_and_bad_ids),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_request_id),
+        cmocka_unit_test(test_cancel_and_timeout),
+        cmocka_unit_test(test_status_metrics_trace),
+        cmocka_unit_test(test_malformed_http),
+    };
+    signal(SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
