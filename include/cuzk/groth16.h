@@ -113,6 +113,9 @@ CZ_WUR cz_status cz_groth16_params_write(const cz_groth16_params *p, const char 
  * l = n_aux, a and b = the density popcounts): CZ_ERR_MISMATCH otherwise. */
 CZ_WUR cz_status cz_groth16_params_read(cz_groth16_params **out, const char *path, const cz_pce *pce,
                                         cz_pool *pool, cz_errbuf *err);
+/* The same reader on a memory buffer (fuzzing, tests). */
+CZ_WUR cz_status cz_groth16_params_parse(cz_groth16_params **out, const uint8_t *buf, size_t len, cz_pool *pool,
+                                         cz_errbuf *err);
 /* Checks that the counts of p fit the circuit pce (see above). */
 CZ_WUR cz_status cz_groth16_params_check_shape(const cz_groth16_params *p, const cz_pce *pce, cz_errbuf *err);
 

@@ -28,13 +28,16 @@
  * Memory (all of it in one scratch block; see cz_msm_g1_scratch_size):
  *   per thread (pool workers + the caller), one slot of the largest of:
  *   XYZZ buckets 2^(c-1) × (192 B G1 | 384 B G2); affine buckets
- *   2^(c-1) × (96 B | 192 B) + 2 flag bytes per bucket + a batch of
- *   min(2^(c-1)/4, 1024) entries × (one field element + 16 B) + an equal
- *   queue; the split pass's 256 affine accumulators (~45 KB | ~80 KB);
- *   plus one XYZZ point per (window, range) (at most 257 × 4T) and per
- *   split chunk (at most 4T). XYZZ buckets serve only windows below 10
- *   (G1) / 9 (G2) unless forced, so e.g. G1 at c = 16 needs ≈ 3.2 MB per
- *   thread, at c = 13 ≈ 0.45 MB; G2 about twice that.
+ *   2^(c-1) × (96 B | 192 B) + as many XYZZ overflow buckets (touched only
+ *   when many points hit the same bucket: the pages of a malloc'd block
+ *   that are never written cost no RAM) + 2 flag bytes per bucket + a batch
+ *   of min(2^(c-1)/4, 1024) entries × (one field element + 16 B) and a
+ *   retry queue of as many 16 B entries; the split pass's 256 affine
+ *   accumulators (~95 KB | ~180 KB); plus one XYZZ point per
+ *   (window, range) (at most 257 × 4T) and per split chunk (at most 4T).
+ *   XYZZ-only buckets serve windows below 8 (G1) / 6 (G2) unless forced.
+ *   E.g. G1 at c = 16: ≈ 9.5 MB per thread of which ≈ 3.2 MB is touched
+ *   in the common case; c = 13: ≈ 1.2 MB; G2 about twice that.
  *   No digit arrays and no index arrays are materialised (digits are
  *   recomputed from the 32-byte scalars in each window pass), so the
  *   scratch depends on n only through the choice of c.
@@ -63,7 +66,7 @@ extern "C" {
 #define CZ_MSM_MAX_WINDOW 20
 
 typedef enum {
-    CZ_MSM_BUCKETS_AUTO = 0,   /* affine (batched inversion) for c >= 10 (G1) / 9 (G2), else XYZZ */
+    CZ_MSM_BUCKETS_AUTO = 0,   /* affine (batched inversion) for c >= 8 (G1) / 6 (G2), else XYZZ */
     CZ_MSM_BUCKETS_XYZZ = 1,
     CZ_MSM_BUCKETS_AFFINE = 2
 } cz_msm_buckets;

@@ -20,9 +20,11 @@
  * count depend only on n and the pool); witness data is public anyway.
  *
  * Domain memory: a domain owns its twiddle tables — the powers w^0..w^(n/2)
- * (16 bytes per point: 2 GiB at 2^27, 4 GiB at 2^28), a fixed table of
- * per-stage roots for the cache-resident stages (<= 256 KiB each way), and
- * square-root-sized coset tables; cz_ntt_domain_memory() gives the total.
+ * (16 bytes per point: 2 GiB at 2^27, 4 GiB at 2^28), compact copies of
+ * every 8th power etc. for the cache-blocked passes (~2.3 bytes per
+ * point), a fixed table of per-stage roots for the cache-resident stages
+ * (<= 256 KiB each way), and square-root-sized coset tables;
+ * cz_ntt_domain_memory() gives the total.
  * A domain is immutable after creation and may be shared by any number
  * of threads.
  */

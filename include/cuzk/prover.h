@@ -64,13 +64,21 @@ CZ_WUR cz_status cz_prover_ensure_params(const cz_engine_backend *b, const char 
 CZ_WUR cz_status cz_prover_setup(const cz_engine_backend *b, const char *circuit_id, const char *base,
                                  const char *zkey_path, cz_errbuf *err);
 
-/* Proves every partition of one job without an engine: the witness of each
- * partition is first checked by the constraint checker (an unsatisfied one
- * is refused naming the constraint's scope), then proved. proof receives
- * parts × 192 bytes; timings (may be NULL) the per-phase sums. */
+/* Per-phase sums over the partitions of one cz_prover_prove call (ms). */
+typedef struct {
+    double check_ms;        /* constraint checker pass (if asked) */
+    double synth_ms;        /* witness generation + SpMV (a, b, c) */
+    cz_groth16_timings g;   /* the prover's phases */
+} cz_prover_timings;
+
+/* Proves every partition of one job without an engine. With check, the
+ * witness of each partition is first run through the constraint checker
+ * (an unsatisfied one is refused naming the constraint's scope; without
+ * it the prover's row check still refuses, naming only the row). proof
+ * receives parts × 192 bytes; timings may be NULL. */
 CZ_WUR cz_status cz_prover_prove(const cz_engine_backend *b, const char *circuit_id, const char *base,
-                                 const uint8_t *payload, size_t payload_len, uint32_t parts, uint8_t *proof,
-                                 cz_groth16_timings *timings, cz_errbuf *err);
+                                 const uint8_t *payload, size_t payload_len, uint32_t parts, bool check,
+                                 uint8_t *proof, cz_prover_timings *timings, cz_errbuf *err);
 
 /* Writes partition `part`'s full assignment (inputs ‖ aux) as a snarkjs
  * .wtns, to prove with a .zkey exported by cz_prover_setup. */

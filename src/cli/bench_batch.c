@@ -30,7 +30,9 @@
  *          finishing).
  * The engine's own accounting peak (status budget_peak) is printed too.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "bench_util.h"
 #include "commands.h"
 #include "cuzk/engine.h"
@@ -434,7 +436,7 @@ static int rig_backend(rig *r, const bench_opts *o, const char *circuit)
         fprintf(stderr, "cuzk bench: circuit %s: %s (%s)\n", circuit, msg, cz_status_str(st));
         return 1;
     }
-    if (cz_prover_ensure_params(&r->be, circuit, &e) != CZ_OK) {
+    if (cz_prover_ensure_params(&r->be, circuit, NULL, &e) != CZ_OK) {
         fprintf(stderr, "cuzk bench: parameters of %s: %s\n", circuit, e.msg);
         return 1;
     }
@@ -576,7 +578,7 @@ typedef struct {
     uint8_t *payload;
     size_t payload_len;
     cz_job_state state;
-    char error[256];
+    char error[400];
     double queued_ms, total_ms;
     uint8_t *proof;
     size_t proof_len;
@@ -722,7 +724,7 @@ static int run_batch(int argc, char **argv, bool single)
         if (rows[i].state == CZ_JOB_DONE) {
             done++;
             cz_errbuf e = {{0}};
-            rows[i].verified = cz_prover_verify(&r.be, o.circuit, rows[i].payload, rows[i].payload_len, o.parts,
+            rows[i].verified = cz_prover_verify(&r.be, o.circuit, NULL, rows[i].payload, rows[i].payload_len, o.parts,
                                                 rows[i].proof, rows[i].proof_len, &e) == CZ_OK;
             if (!rows[i].verified) snprintf(rows[i].error, sizeof rows[i].error, "verify: %s", e.msg);
         }
@@ -730,7 +732,7 @@ static int run_batch(int argc, char **argv, bool single)
     }
 
     cz_bench_report *rep = cz_bench_report_new(single ? "single" : "batch", o.json);
-    char extra[512];
+    char extra[768];
     for (size_t i = 0; i < n; i++) {
         char name[64];
         snprintf(name, sizeof name, "proof %" PRIu64, (uint64_t)rows[i].id);
@@ -1087,7 +1089,7 @@ int cz_bench_stress(int argc, char **argv)
             if (n_verified < 32 && s->payload_idx >= 0) {
                 cz_errbuf e = {{0}};
                 const char *p = payloads[s->payload_idx];
-                if (cz_prover_verify(&r.be, o.circuit, (const uint8_t *)p, strlen(p), s->parts, res.proof,
+                if (cz_prover_verify(&r.be, o.circuit, NULL, (const uint8_t *)p, strlen(p), s->parts, res.proof,
                                      res.proof_len, &e) != CZ_OK)
                     INCONS("job %" PRIu64 ": proof does not verify: %s", (uint64_t)s->id, e.msg);
                 n_verified++;

@@ -175,16 +175,17 @@ int cz_cmd_prove(int argc, char **argv)
     char *base = base_of(params);
     uint8_t *proof = malloc((size_t)parts * CZ_GROTH16_PROOF_BYTES);
     cz_errbuf e = {{0}};
-    cz_groth16_timings t;
+    cz_prover_timings pt;
     double t0 = cz_now_ns();
-    cz_status st = proof ? cz_prover_prove(&be, circuit, base, payload, plen, (uint32_t)parts, proof, &t, &e)
+    cz_status st = proof ? cz_prover_prove(&be, circuit, base, payload, plen, (uint32_t)parts, true, proof, &pt, &e)
                          : CZ_ERR_NOMEM;
+    const cz_groth16_timings t = pt.g;
     int rc = st == CZ_OK ? spit(out, proof, (size_t)parts * CZ_GROTH16_PROOF_BYTES) : fail("prove", st, &e);
     if (!rc)
         fprintf(stderr,
-                "proved %ld partition(s) in %.1f ms (ntt %.1f, msm h %.1f l %.1f a %.1f b_g1 %.1f, b_g2 %.1f, "
-                "finish %.1f) -> %s\n",
-                parts, (cz_now_ns() - t0) / 1e6, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b_g1_ms,
+                "proved %ld partition(s) in %.1f ms (check %.1f, synth %.1f, ntt %.1f, msm h %.1f l %.1f a %.1f "
+                "b_g1 %.1f, b_g2 %.1f, finish %.1f) -> %s\n",
+                parts, (cz_now_ns() - t0) / 1e6, pt.check_ms, pt.synth_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b_g1_ms,
                 t.b_g2_ms, t.finish_ms, out);
     free(proof);
     free(base);

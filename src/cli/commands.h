@@ -5,6 +5,16 @@
 int cz_bench_field(int argc, char **argv);
 int cz_bench_ntt(int argc, char **argv);
 int cz_bench_msm(int argc, char **argv);
+int cz_bench_batch(int argc, char **argv);
+int cz_bench_single(int argc, char **argv);
+int cz_bench_stress(int argc, char **argv);
+int cz_bench_prove(int argc, char **argv);
+int cz_bench_merkle(int argc, char **argv);
+int cz_bench_r1cs(int argc, char **argv);
+int cz_bench_synth(int argc, char **argv);
+int cz_bench_cuda(int argc, char **argv);
+int cz_cmd_gen_vanilla(int argc, char **argv);
+int cz_cmd_client(int argc, char **argv);
 int cz_cmd_setup(int argc, char **argv);
 int cz_cmd_prove(int argc, char **argv);
 int cz_cmd_verify(int argc, char **argv);

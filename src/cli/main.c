@@ -23,6 +23,24 @@ static const command_t bench_suites[] = {
 #ifdef CZ_HAVE_BENCH_MSM
     {"msm", cz_bench_msm, "Pippenger MSM: --group g1|g2 --log-n K --threads T"},
 #endif
+    {"prove", cz_bench_prove, "one partition end to end: --circuit ID | --preset S --threads T [--vs-snarkjs]"},
+#ifdef CZ_HAVE_BENCH_MERKLE
+    {"merkle", cz_bench_merkle, "Merkle tree building: --log-leaves K --threads T"},
+#endif
+#ifdef CZ_HAVE_BENCH_R1CS
+    {"r1cs", cz_bench_r1cs, "recording, witness generation, SpMV: [--blocks N] [--mul N] --threads T"},
+#endif
+#ifdef CZ_HAVE_BENCH_SYNTH
+    {"synth", cz_bench_synth, "synthesis of a PoRep preset: --preset S --threads T"},
+#endif
+#ifdef CZ_HAVE_BENCH_CUDA
+    {"cuda", cz_bench_cuda, "CUDA kernels vs the CPU (needs a GPU)"},
+#endif
+#ifdef CZ_HAVE_BENCH_BATCH
+    {"batch", cz_bench_batch, "engine batch: --count N --concurrency J [--circuit ID] [--partitions P] [--plot F.png]"},
+    {"single", cz_bench_single, "engine, one partition at a time (pipelining off), for comparison with batch"},
+    {"stress", cz_bench_stress, "engine stress: random priorities, cancels, duplicate ids, bad requests"},
+#endif
     {NULL, NULL, NULL},
 };
 
@@ -31,6 +49,12 @@ static const command_t commands[] = {
     {"prove", cz_cmd_prove, "prove: --circuit ID --params F --payload P -o proof.bin | --zkey --wtns --proof --public"},
     {"verify", cz_cmd_verify, "verify: --circuit ID --params F --payload P --proof proof.bin | --vk --proof --public"},
     {"export-wtns", cz_cmd_export_wtns, "a partition's witness as snarkjs .wtns: --circuit ID --payload P -o F"},
+#ifdef CZ_HAVE_CMD_GEN_VANILLA
+    {"gen-vanilla", cz_cmd_gen_vanilla, "random sector + vanilla proof: --preset S --partitions N --seed S -o F"},
+#endif
+#ifdef CZ_HAVE_CMD_CLIENT
+    {"client", cz_cmd_client, "talk to a running cuzkd: see `cuzk client --help`"},
+#endif
     {NULL, NULL, NULL},
 };
 

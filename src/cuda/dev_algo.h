@@ -169,6 +169,20 @@ CZ_HD void cz_d_gather_density(cz_scalar *dst, const cz_scalar *src, const uint6
     dst[(uint64_t)prefix[k >> 6] + cz_d_popc64(below)] = src[k];
 }
 
+/* Host side of the gather: prefix[w] = set bits of bm in words 0..w-1
+ * (bits past nbits ignored), over (nbits + 63) / 64 words. */
+CZ_HD void cz_d_density_prefix(uint32_t *prefix, const uint64_t *bm, uint64_t nbits)
+{
+    uint32_t run = 0;
+    uint64_t nw = (nbits + 63) / 64;
+    for (uint64_t w = 0; w < nw; w++) {
+        prefix[w] = run;
+        uint64_t v = bm[w];
+        if (w == nw - 1 && nbits % 64) v &= ((uint64_t)1 << (nbits % 64)) - 1;
+        run += cz_d_popc64(v);
+    }
+}
+
 /* ---- MSM ----------------------------------------------------------------- */
 
 /* bits [pos, pos + len) of a 256-bit scalar, len <= 32, 0 past bit 255 */

@@ -33,9 +33,14 @@
 
 #ifdef __CUDACC__
 #define CZ_HD static __host__ __device__ __forceinline__
-#define CZ_UNROLL _Pragma("unroll")
 #else
 #define CZ_HD static inline
+#endif
+/* full unrolling of the limb loops: device pass only (gcc, also as nvcc's
+ * host compiler, would warn about the unknown pragma) */
+#ifdef __CUDA_ARCH__
+#define CZ_UNROLL _Pragma("unroll")
+#else
 #define CZ_UNROLL
 #endif
 

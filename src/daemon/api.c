@@ -387,7 +387,7 @@ int cz_api_parse_submit(const char *body, size_t len, uint64_t max_payload, cz_a
         return 400;
     }
     json_error_t je;
-    json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     if (!root) {
         errf(err, errlen, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
         return 400;

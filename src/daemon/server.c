@@ -25,6 +25,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -165,6 +166,42 @@ static enum MHD_Result send_error(cz_daemon *d, struct MHD_Connection *c, unsign
 
 /* ---- handlers --------------------------------------------------------- */
 
+/* true when the client hung up (nothing left to answer). */
+static bool client_gone(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return false;
+    struct pollfd p = {ci->connect_fd, POLLRDHUP, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* cz_engine_await in slices, so a client that hangs up stops holding its
+ * connection thread (and a slot of max_connections) for the full timeout.
+ * Returns CZ_ERR_IO when the client went away (*out is then empty). */
+static cz_status await_sliced(cz_daemon *d, struct MHD_Connection *c, cz_job_id id, uint64_t timeout,
+                              cz_job_result *out)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        uint64_t spent = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000 + (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
+        uint64_t left = spent >= timeout ? 0 : timeout - spent;
+        uint64_t slice = left < 500 ? left : 500;
+        cz_status st = cz_engine_await(d->engine, id, (int64_t)slice, out);
+        if (st != CZ_ERR_TIMEOUT || slice == left)
+            return st;
+        if (client_gone(c)) {
+            cz_job_result_free(out);
+            memset(out, 0, sizeof *out);
+            dlog(d, CZ_LOG_DEBUG, "await of job %" PRIu64 ": client went away", id);
+            return CZ_ERR_IO;
+        }
+        cz_job_result_free(out);
+    }
+}
+
 static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_state *cs, bool prove)
 {
     char err[512];
@@ -217,7 +254,9 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
         cz_job_result_free(&r);
         return send_json(d, c, existing ? 200 : 201, o);
     }
-    st = cz_engine_await(d->engine, id, (int64_t)timeout, &r);
+    st = await_sliced(d, c, id, timeout, &r);
+    if (st == CZ_ERR_IO)
+        return MHD_NO;
     if (st == CZ_ERR_NOT_FOUND)
         return send_error(d, c, 404, NULL, "job %" PRIu64 " was pruned before it could be awaited", id);
     json_t *o = cz_api_job_json(&r, true);
@@ -247,7 +286,9 @@ static enum MHD_Result h_await(cz_daemon *d, struct MHD_Connection *c, cz_job_id
     if (rc)
         return send_error(d, c, (unsigned)rc, NULL, "%s", err);
     cz_job_result r;
-    cz_status st = cz_engine_await(d->engine, id, (int64_t)timeout, &r);
+    cz_status st = await_sliced(d, c, id, timeout, &r);
+    if (st == CZ_ERR_IO)
+        return MHD_NO;
     if (st == CZ_ERR_NOT_FOUND)
         return send_error(d, c, 404, NULL,
                           "unknown job %" PRIu64 " (never submitted, pruned, or submitted before a restart)", id);

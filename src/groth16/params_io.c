@@ -188,9 +188,10 @@ static cz_status vk_point_g2(cz_g2_affine *p, const uint8_t **cur, const uint8_t
     return CZ_OK;
 }
 
-static cz_status parse_params(cz_groth16_params **out, const uint8_t *buf, size_t len, cz_pool *pool,
-                              cz_errbuf *err)
+cz_status cz_groth16_params_parse(cz_groth16_params **out, const uint8_t *buf, size_t len, cz_pool *pool,
+                                  cz_errbuf *err)
 {
+    *out = NULL;
     const uint8_t *cur = buf, *end = buf + len;
     cz_groth16_params *p = calloc(1, sizeof *p);
     if (!p) return cz_err(err, CZ_ERR_NOMEM, "params: out of memory");
@@ -211,22 +212,21 @@ static cz_status parse_params(cz_groth16_params **out, const uint8_t *buf, size_
         size_t psz = k == ARR_B2 ? 192 : 96;
         if (end - cur < 4) {
             st = cz_err(err, CZ_ERR_TRUNCATED, "params: file ends before the %s count", ARR_NAME[k]);
-            goto fail;
+            goto fail_arrays;
         }
         uint32_t n = (uint32_t)cur[0] << 24 | (uint32_t)cur[1] << 16 | (uint32_t)cur[2] << 8 | cur[3];
         cur += 4;
         if ((uint64_t)n * psz > (uint64_t)(end - cur)) {
             st = cz_err(err, CZ_ERR_TRUNCATED, "params: %s announces %u points (%llu bytes), only %zu bytes remain",
                         ARR_NAME[k], n, (unsigned long long)n * psz, (size_t)(end - cur));
-            goto fail;
+            goto fail_arrays;
         }
         c.n[k] = n;
         c.src[k] = cur;
         c.dst[k] = malloc((n ? n : 1) * (k == ARR_B2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine)));
         if (!c.dst[k]) {
-            for (int j = 0; j <= k; j++) free(c.dst[j]);
             st = cz_err(err, CZ_ERR_NOMEM, "params: out of memory for %u %s points", n, ARR_NAME[k]);
-            goto fail;
+            goto fail_arrays;
         }
         cur += (size_t)n * psz;
     }
@@ -266,6 +266,9 @@ static cz_status parse_params(cz_groth16_params **out, const uint8_t *buf, size_
     }
     *out = p;
     return CZ_OK;
+fail_arrays:
+    /* arrays not yet handed to p */
+    for (int k = 0; k < ARR_N; k++) free(c.dst[k]);
 fail:
     cz_groth16_params_free(p);
     return st;
@@ -292,7 +295,7 @@ cz_status cz_groth16_params_read(cz_groth16_params **out, const char *path, cons
     if (m == MAP_FAILED) return cz_err(err, CZ_ERR_IO, "%s: mmap: %s", path, strerror(errno));
     madvise(m, len, MADV_SEQUENTIAL);
     cz_groth16_params *p = NULL;
-    cz_status st = parse_params(&p, m, len, pool, err);
+    cz_status st = cz_groth16_params_parse(&p, m, len, pool, err);
     munmap(m, len);
     if (st != CZ_OK) return st;
     if (pce && (st = cz_groth16_params_check_shape(p, pce, err)) != CZ_OK) {

@@ -42,10 +42,11 @@ static bool use_affine(const cz_msm_opts *o, unsigned c, unsigned affine_min)
 
 /*
  * Cost model, in units of one mixed (XYZZ + affine) addition:
- *  - per window and point range: m/np bucket additions (affine batched
- *    ≈ 0.7, XYZZ 1.0; 5% dearer per bit of c past 14, as the buckets leave
- *    L2), a cheap digit scan of every point, and the running-sum
- *    reduction of 2^(c-1) buckets (one mixed + one full add each);
+ *  - per window and point range: m/np bucket additions (batched affine
+ *    ≈ 0.66 plus one inversion, ≈ 4 additions, per batch; XYZZ 1.0; 5%
+ *    dearer per bit of c past 14, as the buckets leave L2) and the
+ *    running-sum reduction of 2^(c-1) buckets (one mixed + one full
+ *    addition each);
  *  - tasks are spread over T threads, so the wall cost is rounds × task;
  *  - serial tail: summing the nwin × np partial results and ~maxbits
  *    doublings.
@@ -65,7 +66,7 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
     pl->nparts = 1;
     for (unsigned c = cmin; c <= cmax; c++) {
         bool aff = use_affine(opts, c, affine_min);
-        double acc = aff ? 0.7 : 1.0;
+        double acc = aff ? 0.66 + 4.0 / cz__msm_batch_size(c) : 1.0;
         /* past ~1 MB of buckets (c > 14) each addition misses L2 more often */
         if (c > 14) acc *= 1.0 + 0.05 * (c - 14);
         double red = aff ? 2.4 : 2.8;

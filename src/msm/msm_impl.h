@@ -12,12 +12,13 @@
  *   AFFINE_MIN             smallest window given affine buckets in AUTO mode
  *
  * Scratch layout (one block, 64-byte aligned pieces):
- *   [ones partial sums: nchunks XYZZ][window results: nwin×nparts XYZZ]
- *   [slot 0][slot 1]...[slot T-1]
+ *   [ones partial sums: nchunks XYZZ][slot 0]...[slot T-1]
+ *   [window results: nwin × nparts XYZZ]
  * A slot is one thread's bucket set: XYZZ buckets, or affine buckets +
- * batch (entries, prefix products) + retry queue + XYZZ overflow buckets + two flag bytes per
- * bucket. Thread i of the pool uses slot i only, and claims
- * (window, range) tasks from an atomic counter.
+ * XYZZ overflow buckets + batch (entries, prefix products) + retry queue +
+ * two flag bytes per bucket. Parallel index i uses slot i only and claims
+ * tasks (split chunks, then (window, range) pairs) from an atomic counter,
+ * so the partition of the work never depends on the thread count.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -284,13 +285,25 @@ static void S(add_point)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
     else E(xyzz_add_affine_var)(o, o, p);
 }
 
-/* Completes every pending and queued addition. */
+/* Completes every pending and queued addition: one retry round, then the
+ * queued points that conflict again go to the overflow buckets (retrying
+ * them one flush at a time could cost an inversion each). */
 static void S(finish)(S(abatch) *st)
 {
-    while (st->nb || st->nq) {
-        S(flush)(st);
-        S(drain)(st);
+    S(flush)(st);
+    S(drain)(st);
+    for (unsigned i = 0; i < st->nq; i++) {
+        const S(entry) *e = &st->queue[i];
+        XYZZ *o = &st->ovf[e->b];
+        if (!(st->occ[e->b] & 2)) {
+            E(xyzz_set_infinity)(o);
+            st->occ[e->b] |= 2;
+        }
+        if (e->neg) E(xyzz_sub_affine_var)(o, o, e->p);
+        else E(xyzz_add_affine_var)(o, o, e->p);
     }
+    st->nq = 0;
+    S(flush)(st);
 }
 
 /* Carves an affine bucket set of k buckets and batch size cap out of a slot. */

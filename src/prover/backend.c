@@ -525,15 +525,17 @@ cz_status cz_prover_setup(const cz_engine_backend *be, const char *id, const cha
 }
 
 /* Witness of one partition (checked by the constraint checker first). */
-static cz_status partition_witness(loaded_t *L, circuit_entry *c, void *job, uint32_t part, cz_pool *pool,
-                                   synth_t **out, bool abc, cz_errbuf *err)
+static cz_status partition_witness(circuit_entry *c, void *job, uint32_t part, cz_pool *pool, synth_t **out,
+                                   bool abc, bool check, cz_prover_timings *t, cz_errbuf *err)
 {
     cz_synth_fn fn;
     void *pctx = NULL;
     cz_status st = c->kind->partition(c->shape, job, part, &fn, &pctx, err);
     if (st != CZ_OK) return st;
     cz_check_report rep;
-    st = cz_cs_check(fn, pctx, &rep);
+    double t0 = now_ms();
+    st = check ? cz_cs_check(fn, pctx, &rep) : CZ_OK;
+    if (t) t->check_ms += now_ms() - t0;
     if (st != CZ_OK) {
         c->kind->free_part(pctx);
         if (st == CZ_ERR_UNSATISFIED)
@@ -551,12 +553,13 @@ static cz_status partition_witness(loaded_t *L, circuit_entry *c, void *job, uin
     }
     s->pce = c->pce;
     s->m = m;
+    t0 = now_ms();
     if (abc)
         st = cz_synthesize(c->pce, fn, pctx, pool, &s->w, s->a, s->b, s->c, m);
     else
         st = cz_witness_generate(&s->w, fn, pctx, c->pce);
+    if (t) t->synth_ms += now_ms() - t0;
     c->kind->free_part(pctx);
-    (void)L;
     if (st != CZ_OK) {
         free_synth_obj(s);
         return cz_err(err, st, "partition %u: synthesis failed: %s", part, cz_status_str(st));
@@ -566,7 +569,7 @@ static cz_status partition_witness(loaded_t *L, circuit_entry *c, void *job, uin
 }
 
 cz_status cz_prover_prove(const cz_engine_backend *be, const char *id, const char *base, const uint8_t *payload,
-                          size_t payload_len, uint32_t parts, uint8_t *proof, cz_groth16_timings *timings,
+                          size_t payload_len, uint32_t parts, bool check, uint8_t *proof, cz_prover_timings *timings,
                           cz_errbuf *err)
 {
     backend_ctx *b = be->ctx;
@@ -578,7 +581,7 @@ cz_status cz_prover_prove(const cz_engine_backend *be, const char *id, const cha
     st = L->c->kind->parse_job(L->c->shape, payload, payload_len, parts, &job, err);
     for (uint32_t p = 0; st == CZ_OK && p < parts; p++) {
         synth_t *s;
-        if ((st = partition_witness(L, L->c, job, p, b->pool, &s, true, err)) != CZ_OK) break;
+        if ((st = partition_witness(L->c, job, p, b->pool, &s, true, check, timings, err)) != CZ_OK) break;
         cz_groth16_input in = {s->a, s->b, s->c, s->m, &s->w};
         s->a = s->b = s->c = NULL;
         cz_groth16_timings t;
@@ -586,13 +589,13 @@ cz_status cz_prover_prove(const cz_engine_backend *be, const char *id, const cha
                               &t, err);
         free_synth_obj(s);
         if (st == CZ_OK && timings) {
-            timings->ntt_ms += t.ntt_ms;
-            timings->msm_h_ms += t.msm_h_ms;
-            timings->msm_l_ms += t.msm_l_ms;
-            timings->msm_a_ms += t.msm_a_ms;
-            timings->msm_b_g1_ms += t.msm_b_g1_ms;
-            timings->b_g2_ms += t.b_g2_ms;
-            timings->finish_ms += t.finish_ms;
+            timings->g.ntt_ms += t.ntt_ms;
+            timings->g.msm_h_ms += t.msm_h_ms;
+            timings->g.msm_l_ms += t.msm_l_ms;
+            timings->g.msm_a_ms += t.msm_a_ms;
+            timings->g.msm_b_g1_ms += t.msm_b_g1_ms;
+            timings->g.b_g2_ms += t.b_g2_ms;
+            timings->g.finish_ms += t.finish_ms;
         }
     }
     if (job) L->c->kind->free_job(job);
@@ -611,7 +614,7 @@ cz_status cz_prover_write_wtns(const cz_engine_backend *be, const char *id, cons
     void *job = NULL;
     if ((st = c->kind->parse_job(c->shape, payload, payload_len, parts, &job, err)) != CZ_OK) return st;
     synth_t *s = NULL;
-    st = partition_witness(NULL, c, job, part, b->pool, &s, false, err);
+    st = partition_witness(c, job, part, b->pool, &s, false, true, NULL, err);
     c->kind->free_job(job);
     if (st != CZ_OK) return st;
     size_t n = s->w.n_inputs + s->w.n_aux;

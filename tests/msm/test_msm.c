@@ -140,6 +140,8 @@ static void G##_check_all(const cz_##G##_affine *b, const cz_scalar *s, size_t n
         G##_check(&ref, b, s, n, NULL, c, CZ_MSM_BUCKETS_XYZZ, c & 1);                         \
         G##_check(&ref, b, s, n, pools[c % 3 == 0 ? 4 : 2], c, CZ_MSM_BUCKETS_AFFINE,          \
                   !(c & 1));                                                                   \
+        /* AUTO at a forced c mixes affine windows and XYZZ top windows */                     \
+        if (c >= 6) G##_check(&ref, b, s, n, pools[2], c, CZ_MSM_BUCKETS_AUTO, false);          \
     }                                                                                          \
 }
 
@@ -313,6 +315,43 @@ static void test_edge_cases(void **state)
     g2_check_all(b2, s, 24, 8);
     for (int i = 0; i < N; i++) cz_g1_affine_set_infinity(&b[i]);
     g1_check_all(b, s, N, 6);
+}
+
+/* Many points with the same scalar: every window sends them all to one
+ * bucket, so the batch conflicts overflow the retry queue (affine buckets
+ * fall back to XYZZ overflow buckets). Reference: s·(sum of the points). */
+static void test_hammered_bucket(void **state)
+{
+    (void)state;
+    enum { N = 1500 };
+    cz_g1_affine *b = malloc(N * sizeof *b);
+    cz_scalar *s = malloc(N * sizeof *s);
+    assert_non_null(b);
+    assert_non_null(s);
+    g1_bases(b, N, 0);
+    cz_g1_jac sum, ref, p;
+    cz_g1_jac_set_infinity(&sum);
+    for (int i = 0; i < N; i++) cz_g1_jac_add_affine(&sum, &sum, &b[i]);
+    for (int round = 0; round < 3; round++) {
+        cz_scalar k;
+        if (round == 0) sc_u64(&k, 3);
+        else if (round == 1) sc_fr(&k);
+        else memset(k.l, 0xff, 32);
+        for (int i = 0; i < N; i++) s[i] = k;
+        cz_g1_jac_mul_var(&ref, &sum, k.l, 4);
+        g1_check(&ref, b, s, N, NULL, 11, CZ_MSM_BUCKETS_AUTO, false);
+        g1_check(&ref, b, s, N, pools[2], 12, CZ_MSM_BUCKETS_AFFINE, round == 0);
+        g1_check(&ref, b, s, N, pools[4], 0, CZ_MSM_BUCKETS_AUTO, false);
+        /* half the points negated: P and -P meet in the same bucket */
+        for (int i = 0; i < N; i += 2) cz_g1_affine_neg(&b[i], &b[i]);
+        cz_g1_jac_set_infinity(&p);
+        for (int i = 0; i < N; i++) cz_g1_jac_add_affine(&p, &p, &b[i]);
+        cz_g1_jac_mul_var(&ref, &p, k.l, 4);
+        g1_check(&ref, b, s, N, NULL, 11, CZ_MSM_BUCKETS_AUTO, false);
+        for (int i = 0; i < N; i += 2) cz_g1_affine_neg(&b[i], &b[i]);
+    }
+    free(b);
+    free(s);
 }
 
 /* Unsigned-digit bucket method with Jacobian buckets and no 0/1 split: an
@@ -490,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_scalars_from_fr),
         cmocka_unit_test(test_small_n),
         cmocka_unit_test(test_edge_cases),
+        cmocka_unit_test(test_hammered_bucket),
         cmocka_unit_test(test_random_windows_g1),
         cmocka_unit_test(test_random_windows_g2),
         cmocka_unit_test(test_random_1024),

@@ -1,0 +1,314 @@
+/*
+ * cuzkd lifecycle tests through real processes: listen-address and token
+ * rules, SIGTERM drain / cancel with an await in flight, configuration
+ * errors and overrides, restart semantics, concurrent awaits.
+ */
+#include <pthread.h>
+#include "dtest.h"
+
+typedef struct {
+    const dt_daemon *d;
+    char path[128];
+    const char *body;
+    int code;
+    json_t *json;
+} call_arg;
+
+static void *call_thread(void *p)
+{
+    call_arg *a = p;
+    a->code = dt_call(a->d, "POST", a->path, a->body, &a->json);
+    return NULL;
+}
+
+static void write_token(const dt_daemon *d, const char *tok)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/token", d->dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n", tok);
+    fclose(f);
+    chmod(path, 0600);
+}
+
+/* Spawns with an ini that must make cuzkd refuse to start; checks the
+ * exit code and that the log names the problem. */
+static void expect_refused(const char *ini, const char *const *args, int want_rc, const char *want_log)
+{
+    dt_daemon d;
+    int rc = dt_spawn(&d, ini, args);
+    char *log = dt_read_file(d.log);
+    if (rc != want_rc || !strstr(log, want_log))
+        fail_msg("rc %d (want %d), log lacks '%s':\n%s", rc, want_rc, want_log, log);
+    free(log);
+    dt_cleanup(&d);
+}
+
+static void test_tcp_and_token(void **state)
+{
+    (void)state;
+    /* non-loopback TCP without a token: refused at start */
+    expect_refused("[daemon]\nlisten = 0.0.0.0:0\n", NULL, 1, "without a token");
+    expect_refused("[daemon]\nlisten = tcp:[::]:0\n", NULL, 1, "without a token");
+    /* unreadable / too short token file */
+    expect_refused("[daemon]\nlisten = 0.0.0.0:0\ntoken_file = /nonexistent/token\n", NULL, 1, "token_file");
+
+    /* loopback TCP needs no token */
+    dt_daemon d;
+    dt_start(&d, "[daemon]\nlisten = 127.0.0.1:0\n");
+    assert_non_null(strstr(d.addr, "tcp:127.0.0.1:"));
+    assert_int_equal(dt_call(&d, "GET", "/v1/health", NULL, NULL), 200);
+    assert_int_equal(dt_stop_sig(&d, SIGTERM), 0);
+    dt_cleanup(&d);
+
+    /* any address with a token: requests need it */
+    dt_daemon t;
+    memset(&t, 0, sizeof t);
+    /* the token file lives in the daemon's own temp dir, written before start */
+    snprintf(t.dir, sizeof t.dir, "/tmp/cuzkd-tok-XXXXXX");
+    assert_non_null(mkdtemp(t.dir));
+    write_token(&t, "s3cret-token-0123456789");
+    char ini[512];
+    snprintf(ini, sizeof ini, "[daemon]\nlisten = 0.0.0.0:0\ntoken_file = %s/token\n", t.dir);
+    dt_daemon s;
+    dt_start(&s, ini);
+    json_t *j;
+    int code = dt_call_tok(&s, NULL, "GET", "/v1/status", NULL, &j);
+    assert_int_equal(code, 401);
+    DT_EXPECT_ERROR(code, j, "token");
+    code = dt_call_tok(&s, "s3cret-token-012345678", "GET", "/v1/status", NULL, &j);
+    assert_int_equal(code, 401);
+    json_decref(j);
+    code = dt_call_tok(&s, "s3cret-token-0123456789x", "GET", "/v1/status", NULL, &j);
+    assert_int_equal(code, 401);
+    json_decref(j);
+    code = dt_call_tok(&s, "S3cret-token-0123456789", "POST", "/v1/jobs", "{\"circuit\":\"test\",\"payload\":\"x\"}", &j);
+    assert_int_equal(code, 401);
+    json_decref(j);
+    assert_int_equal(dt_call_tok(&s, "s3cret-token-0123456789", "GET", "/v1/status", NULL, NULL), 200);
+    assert_int_equal(dt_call_tok(&s, "s3cret-token-0123456789", "POST", "/v1/prove",
+                                 "{\"circuit\":\"test\",\"payload\":\"x\"}", &j), 200);
+    dt_check_proof(j, "x", 1, 1);
+    json_decref(j);
+    /* the log never contains the token */
+    char *log = dt_read_file(s.log);
+    assert_null(strstr(log, "s3cret"));
+    free(log);
+    assert_int_equal(dt_stop_sig(&s, SIGTERM), 0);
+    dt_cleanup(&s);
+    dt_cleanup(&t);
+}
+
+static void shutdown_case(bool drain)
+{
+    dt_daemon d;
+    dt_start(&d, drain ? "[engine]\ndrain_on_shutdown = true\n" : "[engine]\ndrain_on_shutdown = false\n");
+    json_t *j;
+    const char *pl = "prove_ms=400 synth_ms=100";
+    char body[128];
+    snprintf(body, sizeof body, "{\"circuit\":\"test\",\"payload\":\"%s\",\"partitions\":2}", pl);
+    assert_int_equal(dt_call(&d, "POST", "/v1/jobs", body, &j), 201);
+    long long id = dt_int(j, "id");
+    json_decref(j);
+    call_arg a = {.d = &d};
+    snprintf(a.path, sizeof a.path, "/v1/jobs/%lld/await?timeout_ms=60000", id);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, call_thread, &a), 0);
+    dt_sleep_ms(150);
+    pid_t pid = d.pid;
+    kill(pid, SIGTERM);
+    pthread_join(th, NULL);
+    assert_int_equal(a.code, 200);
+    assert_non_null(a.json);
+    if (drain) {
+        assert_string_equal(dt_str(a.json, "state"), "done");
+        dt_check_proof(a.json, pl, strlen(pl), 2);
+    } else {
+        assert_string_equal(dt_str(a.json, "state"), "cancelled");
+    }
+    json_decref(a.json);
+    assert_int_equal(dt_stop_sig(&d, 0), 0); /* already signalled: just reap */
+    /* stopped accepting: the socket is gone */
+    struct stat sb;
+    assert_int_not_equal(lstat(d.sock, &sb), 0);
+    char *log = dt_read_file(d.log);
+    assert_non_null(strstr(log, drain ? "draining" : "cancelling"));
+    assert_non_null(strstr(log, "stopped cleanly"));
+    free(log);
+    dt_cleanup(&d);
+}
+
+static void test_sigterm_drain(void **state)
+{
+    (void)state;
+    shutdown_case(true);
+}
+
+static void test_sigterm_cancel(void **state)
+{
+    (void)state;
+    shutdown_case(false);
+}
+
+static void test_sigint_idle_and_restart(void **state)
+{
+    (void)state;
+    dt_daemon d;
+    dt_start(&d, NULL);
+    json_t *j;
+    assert_int_equal(dt_call(&d, "POST", "/v1/prove", "{\"circuit\":\"test\",\"payload\":\"p\"}", &j), 200);
+    long long id = dt_int(j, "id");
+    json_decref(j);
+    /* a second daemon on the same live socket is refused */
+    {
+        char ini[400];
+        snprintf(ini, sizeof ini, "[daemon]\nlisten = unix:%s\n", d.sock);
+        expect_refused(ini, NULL, 1, "another daemon is listening");
+    }
+    assert_int_equal(dt_stop_sig(&d, SIGINT), 0);
+    /* restart on the same socket: jobs live in memory, the old id is unknown */
+    char ini[400];
+    snprintf(ini, sizeof ini, "[daemon]\nlisten = unix:%s\n", d.sock);
+    dt_daemon d2;
+    dt_start(&d2, ini);
+    char path[96];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/await?timeout_ms=10", id);
+    int code = dt_call(&d2, "POST", path, NULL, &j);
+    assert_int_equal(code, 404);
+    DT_EXPECT_ERROR(code, j, "unknown job");
+    assert_int_equal(dt_stop_sig(&d2, SIGTERM), 0);
+    dt_cleanup(&d2);
+    dt_cleanup(&d);
+}
+
+static void test_config_errors_and_overrides(void **state)
+{
+    (void)state;
+    expect_refused("[engine]\nno_such_knob = 1\n", NULL, 2, "unknown config key 'no_such_knob'");
+    expect_refused("[nosection]\nx = 1\n", NULL, 2, "unknown config section [nosection]");
+    expect_refused("[engine]\npartition_workers = many\n", NULL, 2, "engine.partition_workers");
+    expect_refused("[engine]\npartition_workers = 0\n", NULL, 2, "engine.partition_workers");
+    expect_refused("[engine]\nself_verify = maybe\n", NULL, 2, "self_verify");
+    expect_refused("[backend]\ntype = gpu\n", NULL, 2, "backend.type");
+    expect_refused("[daemon]\nlog_level = loud\n", NULL, 2, "log_level");
+    expect_refused("this is not ini\n", NULL, 2, "syntax error");
+    expect_refused("[daemon]\nlisten = 10.0.0.1\n", NULL, 1, "daemon.listen");
+    expect_refused("[daemon]\nlisten = example.com:80\n", NULL, 1, "numeric");
+    const char *a1[] = {"--set", "engine.partition_workers", NULL};
+    expect_refused(NULL, a1, 2, "section.key=value");
+    const char *a2[] = {"--bogus", NULL};
+    expect_refused(NULL, a2, 2, "unknown option '--bogus'");
+    /* overrides win over the file and are printed resolved */
+    const char *a3[] = {"--set", "engine.partition_workers=3", "--set", "engine.memory_budget=2G",
+                        "--set", "daemon.max_await_ms=1234", "--print-config", NULL};
+    dt_daemon d;
+    assert_int_equal(dt_spawn(&d, NULL, a3), 0 + 0 * 1 /* exits 0 before ready */);
+    char *log = dt_read_file(d.log);
+    assert_non_null(strstr(log, "partition_workers = 3"));
+    assert_non_null(strstr(log, "memory_budget = 2147483648"));
+    assert_non_null(strstr(log, "max_await_ms = 1234"));
+    assert_non_null(strstr(log, "type = test"));
+    free(log);
+    dt_cleanup(&d);
+    /* the resolved configuration is printed at start, and --listen works */
+    dt_daemon e;
+    memset(&e, 0, sizeof e);
+    char sock[200];
+    snprintf(sock, sizeof sock, "/tmp/cuzkd-ovr-%d.sock", (int)getpid());
+    char listen[220];
+    snprintf(listen, sizeof listen, "unix:%s", sock);
+    const char *a4[] = {"--listen", listen, "--set", "engine.finalizers=2", NULL};
+    assert_int_equal(dt_spawn(&e, NULL, a4), 0);
+    assert_string_equal(e.addr, listen);
+    log = dt_read_file(e.log);
+    assert_non_null(strstr(log, "finalizers = 2"));
+    assert_non_null(strstr(log, "[engine]"));
+    free(log);
+    assert_int_equal(dt_call(&e, "GET", "/v1/health", NULL, NULL), 200);
+    assert_int_equal(dt_stop_sig(&e, SIGTERM), 0);
+    dt_cleanup(&e);
+    unlink(sock);
+}
+
+static void test_concurrent_awaits(void **state)
+{
+    (void)state;
+    dt_daemon d;
+    dt_start(&d, "[engine]\npartition_workers = 2\n[test]\nprove_ms = 30\n");
+    enum { N = 12 };
+    call_arg a[N];
+    pthread_t th[N];
+    char bodies[N][128];
+    for (int i = 0; i < N; i++) {
+        memset(&a[i], 0, sizeof a[i]);
+        a[i].d = &d;
+        snprintf(a[i].path, sizeof a[i].path, "/v1/prove?timeout_ms=60000");
+        snprintf(bodies[i], sizeof bodies[i], "{\"circuit\":\"test\",\"payload\":\"job %d\",\"priority\":\"%s\"}", i,
+                 i % 3 ? "normal" : "critical");
+        a[i].body = bodies[i];
+        assert_int_equal(pthread_create(&th[i], NULL, call_thread, &a[i]), 0);
+    }
+    /* while provers are busy and awaits block, other requests still answer */
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(dt_call(&d, "GET", "/v1/status", NULL, NULL), 200);
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(a[i].code, 200);
+        char pl[32];
+        snprintf(pl, sizeof pl, "job %d", i);
+        dt_check_proof(a[i].json, pl, strlen(pl), 1);
+        json_decref(a[i].json);
+    }
+    json_t *j;
+    assert_int_equal(dt_call(&d, "GET", "/v1/status", NULL, &j), 200);
+    assert_int_equal(dt_int(json_object_get(j, "engine"), "jobs_completed"), N);
+    json_decref(j);
+    assert_int_equal(dt_stop_sig(&d, SIGTERM), 0);
+    dt_cleanup(&d);
+}
+
+static void test_timeline_and_trace_files(void **state)
+{
+    (void)state;
+    dt_daemon d;
+    char ini[600];
+    char dir[] = "/tmp/cuzkd-tl-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    snprintf(ini, sizeof ini, "[daemon]\ntimeline_file = %s/timeline.log\ntrace_file = %s/trace.json\n", dir, dir);
+    dt_start(&d, ini);
+    assert_int_equal(dt_call(&d, "POST", "/v1/prove", "{\"circuit\":\"test\",\"payload\":\"tl\",\"partitions\":2}", NULL),
+                     200);
+    assert_int_equal(dt_stop_sig(&d, SIGTERM), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/timeline.log", dir);
+    char *tl = dt_read_file(path);
+    assert_non_null(strstr(tl, "SYNTH_END"));
+    assert_non_null(strstr(tl, "JOB_DONE"));
+    free(tl);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/trace.json", dir);
+    char *tr = dt_read_file(path);
+    json_t *j = json_loads(tr, 0, NULL);
+    assert_non_null(j);
+    json_decref(j);
+    free(tr);
+    unlink(path);
+    rmdir(dir);
+    dt_cleanup(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tcp_and_token),
+        cmocka_unit_test(test_sigterm_drain),
+        cmocka_unit_test(test_sigterm_cancel),
+        cmocka_unit_test(test_sigint_idle_and_restart),
+        cmocka_unit_test(test_config_errors_and_overrides),
+        cmocka_unit_test(test_concurrent_awaits),
+        cmocka_unit_test(test_timeline_and_trace_files),
+    };
+    signal(SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
