@@ -102,8 +102,100 @@ static cz_status mc_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool *
     return CZ_OK;
 }
 
+/* ---- porep-K: the PoRep-shaped presets --------------------------------------- */
+typedef struct {
+    const cz_porep_params *p;
+    cz_porep_ctx shape_ctx; /* vanilla NULL: shape-only recording */
+} porep_shape;
+
+static cz_status pr_resolve(const char *id, void **shape, cz_errbuf *err)
+{
+    const cz_porep_params *p = cz_porep_preset_get(id);
+    if (!p) return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (PoRep presets: porep-12 .. porep-20)", id);
+    porep_shape *s = calloc(1, sizeof *s);
+    if (!s) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    s->p = p;
+    s->shape_ctx.params = p;
+    *shape = s;
+    return CZ_OK;
+}
+
+static cz_status pr_shape(void *shape, cz_synth_fn *fn, const void **ctx)
+{
+    *fn = cz_porep_synth;
+    *ctx = &((porep_shape *)shape)->shape_ctx;
+    return CZ_OK;
+}
+
+/* payload: a vanilla proof (JSON) of this preset with exactly nparts
+ * partitions; checked natively (hashes, paths, challenges, graph) so a bad
+ * one is refused with the field that is wrong, before any synthesis. */
+static cz_status pr_parse(void *shape, const uint8_t *payload, size_t len, uint32_t nparts, void **job,
+                          cz_errbuf *err)
+{
+    porep_shape *s = shape;
+    cz_porep_vanilla *v = NULL;
+    cz_status st = cz_porep_vanilla_parse(&v, (const char *)payload, len, err);
+    if (st != CZ_OK) return st;
+    if (strcmp(v->params.name, s->p->name)) {
+        st = cz_err(err, CZ_ERR_MISMATCH, "vanilla proof is for preset %s, the job's circuit is %s", v->params.name,
+                    s->p->name);
+    } else if (v->n_partitions != nparts) {
+        st = cz_err(err, CZ_ERR_MISMATCH, "vanilla proof has %zu partitions, the job asks for %u", v->n_partitions,
+                    nparts);
+    } else {
+        st = cz_porep_vanilla_verify(v, err);
+    }
+    if (st != CZ_OK) {
+        cz_porep_vanilla_free(v);
+        return st;
+    }
+    *job = v;
+    return CZ_OK;
+}
+
+static void pr_free_job(void *job) { cz_porep_vanilla_free(job); }
+
+static cz_status pr_part(void *shape, void *job, uint32_t part, cz_synth_fn *fn, void **ctx, cz_errbuf *err)
+{
+    (void)shape;
+    cz_porep_ctx *c = malloc(sizeof *c);
+    if (!c) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    cz_status st = cz_porep_ctx_init(c, job, part);
+    if (st != CZ_OK) {
+        free(c);
+        return cz_err(err, st, "partition %u out of range", part);
+    }
+    *fn = cz_porep_synth;
+    *ctx = c;
+    return CZ_OK;
+}
+
+static cz_status pr_public(void *shape, void *job, uint32_t part, cz_fr *out, size_t n)
+{
+    porep_shape *s = shape;
+    if (n != cz_porep_num_public(s->p)) return CZ_ERR_MISMATCH;
+    return cz_porep_public_inputs(job, part, out);
+}
+
+static cz_status pr_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool *pool, uint8_t **payload,
+                           size_t *len, cz_errbuf *err)
+{
+    porep_shape *s = shape;
+    cz_porep_vanilla *v;
+    cz_status st = cz_porep_generate(&v, s->p, seed, seed ^ 0x9e3779b97f4a7c15ULL, parts, pool, err);
+    if (st != CZ_OK) return st;
+    char *json = NULL;
+    st = cz_porep_vanilla_to_json(v, &json, len);
+    cz_porep_vanilla_free(v);
+    if (st != CZ_OK) return cz_err(err, st, "cannot serialise the vanilla proof");
+    *payload = (uint8_t *)json;
+    return CZ_OK;
+}
+
 static const circuit_kind KINDS[] = {
     {"mulchain-", mc_resolve, mc_free, mc_shape, mc_parse, free, mc_part, free, mc_public, mc_sample},
+    {"porep-", pr_resolve, free, pr_shape, pr_parse, pr_free_job, pr_part, free, pr_public, pr_sample},
 };
 
 const circuit_kind *cz__find_kind(const char *id)

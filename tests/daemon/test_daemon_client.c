@@ -1,0 +1,122 @@
+/*
+ * `cuzk client` (src/cli/cmd_client.c, compiled into this test) against a
+ * real cuzkd: submit, await with --proof-out, prove with a payload file,
+ * status, cancel, params, and error exits.
+ */
+#include "dtest.h"
+
+int cz_cmd_client(int argc, char **argv);
+
+static dt_daemon D;
+
+/* Runs the client with stdout captured into out (malloc'd). */
+static int run_client(char **out, int n, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "client";
+    argv[argc++] = "--socket";
+    argv[argc++] = D.addr;
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n && argc < 31; i++)
+        argv[argc++] = va_arg(ap, char *);
+    va_end(ap);
+    argv[argc] = NULL;
+    char path[256];
+    snprintf(path, sizeof path, "%s/client.out", D.dir);
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 1);
+    close(fd);
+    int rc = cz_cmd_client(argc, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    if (out)
+        *out = dt_read_file(path);
+    unlink(path);
+    return rc;
+}
+
+static void test_client(void **state)
+{
+    (void)state;
+    dt_start(&D, NULL);
+    char *out;
+    assert_int_equal(run_client(&out, 9, "submit", "--circuit", "test", "--payload", "cli-1", "--partitions", "2",
+                                "--priority", "critical"),
+                     0);
+    json_t *j = json_loads(out, 0, NULL);
+    free(out);
+    assert_non_null(j);
+    char id[32];
+    snprintf(id, sizeof id, "%lld", dt_int(j, "id"));
+    json_decref(j);
+    char proof_path[256];
+    snprintf(proof_path, sizeof proof_path, "%s/proof.bin", D.dir);
+    assert_int_equal(run_client(&out, 4, "await", id, "--proof-out", proof_path), 0);
+    free(out);
+    char *proof = dt_read_file(proof_path);
+    for (uint32_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < 192; i++)
+            assert_int_equal((uint8_t)proof[k * 192 + i], dt_proof_byte("cli-1", 5, k, i));
+    free(proof);
+    unlink(proof_path);
+
+    /* prove from a binary payload file */
+    char pf[256];
+    snprintf(pf, sizeof pf, "%s/payload.bin", D.dir);
+    const uint8_t bin[] = {9, 0, 8, 0xfe};
+    FILE *f = fopen(pf, "wb");
+    fwrite(bin, 1, sizeof bin, f);
+    fclose(f);
+    assert_int_equal(run_client(&out, 7, "prove", "--circuit", "test-b", "--payload-file", pf, "--proof-out", proof_path), 0);
+    free(out);
+    proof = dt_read_file(proof_path);
+    for (size_t i = 0; i < 192; i++)
+        assert_int_equal((uint8_t)proof[i], dt_proof_byte(bin, sizeof bin, 0, i));
+    free(proof);
+    unlink(proof_path);
+    unlink(pf);
+
+    assert_int_equal(run_client(&out, 2, "status", id), 0);
+    assert_non_null(strstr(out, "\"done\""));
+    free(out);
+    assert_int_equal(run_client(&out, 1, "status"), 0);
+    assert_non_null(strstr(out, "\"engine\""));
+    free(out);
+    assert_int_equal(run_client(&out, 1, "metrics"), 0);
+    assert_non_null(strstr(out, "cuzk_jobs_completed_total"));
+    free(out);
+    assert_int_equal(run_client(&out, 2, "preload", "test"), 0);
+    free(out);
+    assert_int_equal(run_client(&out, 2, "evict", "test"), 0);
+    free(out);
+    /* errors: exit 1 with the daemon's message on stderr */
+    assert_int_equal(run_client(&out, 2, "cancel", id), 1);
+    free(out);
+    assert_int_equal(run_client(&out, 2, "status", "424242"), 1);
+    free(out);
+    assert_int_equal(run_client(&out, 2, "preload", "..x"), 1);
+    free(out);
+    assert_int_equal(run_client(&out, 3, "submit", "--circuit", "nope"), 1); /* unknown circuit: 400 */
+    free(out);
+    assert_int_equal(run_client(&out, 3, "submit", "--payload", "x"), 2); /* no --circuit: usage */
+    free(out);
+    assert_int_equal(run_client(&out, 1, "frobnicate"), 2);
+    free(out);
+    assert_int_equal(dt_stop_sig(&D, SIGTERM), 0);
+    /* daemon gone: cannot connect */
+    assert_int_equal(run_client(&out, 1, "health"), 1);
+    free(out);
+    dt_cleanup(&D);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_client)};
+    signal(SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
