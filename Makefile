@@ -50,7 +50,7 @@ bench: build
 	./build/src/cli/cuzk bench field
 
 demo: build
-	./build/src/cli/cuzk demo
+	bash tools/demo.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -90,6 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cz_api_parse_listen(path, &la, err, sizeof err))
         check(la.is_unix ? la.path[0] != 0 : la.port <= 65535, "listen parse");
 
+    json_t *jt = cz_api_json_text(body);
+    check(jt != NULL, "message text not representable");
+    json_decref(jt);
+
     const char *tok;
     size_t tl;
     if (cz_api_bearer(path, &tok, &tl))

@@ -5,7 +5,8 @@
  *
  * Algorithm (src/msm/msm_impl.h, written once, instantiated for G1 and G2):
  *  1. Split pass (parallel over point chunks): scalars equal to 0 are
- *     dropped, scalars equal to 1 are summed directly (plain additions), and
+ *     dropped, scalars equal to 1 are summed directly (batched affine
+ *     additions into 256 accumulators, no windows), and
  *     the remaining "general" scalars are counted. The real workloads have
  *     huge runs of 0/1 scalars, so the window is chosen from the number of
  *     general scalars, not from n.
@@ -16,8 +17,12 @@
  *     < 2^256 works and the number of windows is ceil((maxbits + 1)/c).
  *     Each (window, point range) is one task: 2^(c-1) buckets accumulate
  *     ±P, either in XYZZ coordinates or in affine coordinates with batched
- *     (Montgomery-trick) inversions; buckets are reduced by running sums;
- *     windows are combined by c doublings each.
+ *     (Montgomery-trick) inversions (a point whose bucket is already in
+ *     the batch is queued and retried; XYZZ overflow buckets take the
+ *     excess when many points share a bucket); buckets are reduced by
+ *     running sums (affine buckets: in lanes of >= 16 buckets advanced
+ *     together, so the running-sum additions are batched too); windows
+ *     are combined by c doublings each.
  *  3. Tasks are claimed dynamically by the pool's threads; the result is
  *     the same group element whatever the thread count.
  *

@@ -354,6 +354,15 @@ static void column_hash(synth_state *st, cz_lc *out, cz_fr *out_v, const cz_var 
         cz_lc_free(&in[l]);
 }
 
+static bool params_equal(const cz_porep_params *a, const cz_porep_params *b)
+{
+    return a->log_nodes == b->log_nodes && a->layers == b->layers &&
+           a->base_parents == b->base_parents && a->exp_parents == b->exp_parents &&
+           a->challenges == b->challenges && a->tree_d_arity == b->tree_d_arity &&
+           a->tree_c_arity == b->tree_c_arity && a->tree_r_arity == b->tree_r_arity &&
+           a->hash == b->hash;
+}
+
 cz_status cz_porep_synth(cz_cs *cs, const void *vctx)
 {
     const cz_porep_ctx *ctx = vctx;
@@ -364,6 +373,9 @@ cz_status cz_porep_synth(cz_cs *cs, const void *vctx)
     bool vals = cz_cs_has_values(cs);
     if (vals && (!v || ctx->partition >= v->n_partitions))
         return CZ_ERR_INVALID_ARG;
+    /* the proof's arrays are sized by its own params: they must be these */
+    if (v && !params_equal(&v->params, p))
+        return CZ_ERR_MISMATCH;
     unsigned L = p->layers, np = cz_porep_num_parents(p), k = p->log_nodes;
     unsigned C = p->challenges;
     cz_merkle_hash hd = p->hash == CZ_POREP_SHA256 ? CZ_MERKLE_SHA256 : CZ_MERKLE_POSEIDON;

@@ -202,7 +202,8 @@ static cz_status perr(pctx *c, cz_status st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(m, sizeof m, fmt, ap);
     va_end(ap);
-    return cz_err(c->err, st, "vanilla proof: %s%s%s", c->where, c->where[0] ? "." : "", m);
+    /* m is "key: problem", or ": problem" about the object at c->where */
+    return cz_err(c->err, st, "vanilla proof: %s%s%s", c->where, c->where[0] && m[0] != ':' ? "." : "", m);
 }
 
 static cz_status get(pctx *c, json_t *obj, const char *key, json_t **out)
@@ -365,7 +366,7 @@ static cz_status parse_challenge(pctx *c, json_t *co, const cz_porep_params *p,
     char what[96];
     cz_status s;
     if (!json_is_object(co))
-        return perr(c, CZ_ERR_FORMAT, "not an object");
+        return perr(c, CZ_ERR_FORMAT, ": not an object");
     if ((s = parse_uint(c, co, "index", n - 1, &cp->index)) != CZ_OK)
         return s;
     if (cp->index == 0)
@@ -409,7 +410,7 @@ static cz_status parse_challenge(pctx *c, json_t *co, const cz_porep_params *p,
         snprintf(c->where + base_len, sizeof c->where - base_len, ".parents[%u]", j);
         json_t *pj = json_array_get(pa, j);
         if (!json_is_object(pj))
-            return perr(c, CZ_ERR_FORMAT, "not an object");
+            return perr(c, CZ_ERR_FORMAT, ": not an object");
         if ((s = parse_uint(c, pj, "index", n - 1, &cp->parents[j])) != CZ_OK)
             return s;
         if ((s = parse_fr_array(c, pj, "labels", &cp->parent_labels[(size_t)j * L], L,
@@ -508,7 +509,7 @@ cz_status cz_porep_vanilla_parse(cz_porep_vanilla **out, const char *json, size_
         snprintf(c.where, sizeof c.where, "partitions[%zu]", part);
         json_t *po = json_array_get(parts, part), *chs;
         if (!json_is_object(po)) {
-            s = perr(&c, CZ_ERR_FORMAT, "not an object");
+            s = perr(&c, CZ_ERR_FORMAT, ": not an object");
             goto done;
         }
         if ((s = get(&c, po, "challenges", &chs)) != CZ_OK)

@@ -93,6 +93,18 @@ static double cpu_seconds(void)
            ru.ru_stime.tv_usec / 1e6;
 }
 
+/* 1-minute load average (how shared the machine was). */
+static double loadavg1(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
 
 /* "123", "512M", "2G", "1.5GiB" -> bytes; false on junk. */
@@ -532,7 +544,11 @@ static int write_plot(const char *png, const cz_engine_part_record *rec, size_t 
         }
         fprintf(f, "-1 -1 0 0\n\n\n"); /* keep every block non-empty */
     }
-    for (size_t i = 0; i < rs->n; i++) fprintf(f, "%.4f %.3f\n", rs->t[i] / 1e3, mib(rs->rss[i]));
+    double xmax = 0.001;
+    for (size_t i = 0; i < rs->n; i++) {
+        fprintf(f, "%.4f %.3f\n", rs->t[i] / 1e3, mib(rs->rss[i]));
+        if (rs->t[i] / 1e3 > xmax) xmax = rs->t[i] / 1e3;
+    }
     fclose(f);
     FILE *g = popen("gnuplot 2>&1", "w");
     if (!g) {
@@ -542,7 +558,8 @@ static int write_plot(const char *png, const cz_engine_part_record *rec, size_t 
     fprintf(g, "set terminal pngcairo size 1400,%u noenhanced font ',10'\n", 420 + 28 * (ns + np + nf));
     fprintf(g, "set output '%s'\n", png);
     fprintf(g, "set multiplot layout 2,1 title 'cuzk bench batch: engine timeline'\n");
-    fprintf(g, "set xlabel 'seconds since batch start'\nset xrange [0:*]\n");
+    fprintf(g, "set xlabel 'seconds since batch start'\nset xrange [0:%.3f]\n", xmax);
+    fprintf(g, "set lmargin at screen 0.07\nset rmargin at screen 0.84\n"); /* aligned panels */
     fprintf(g, "set yrange [-0.6:%u.6]\nset ytics (", ns + np + nf - 1);
     for (unsigned i = 0; i < ns + np + nf; i++) {
         const char *k = i < ns ? "synth" : i < ns + np ? "prover" : "finish";
@@ -642,6 +659,7 @@ static int run_batch(int argc, char **argv, bool single)
                st0.prover_workers, mib(r.budget), mib(r.est.params_bytes), mib(pb), mib(r.est.abc_bytes),
                mib(r.est.rest_bytes));
     /* the batch: keep J in flight */
+    double load0 = loadavg1();
     bool hwm_reset = reset_hwm();
     uint64_t rss_start = proc_status_bytes("VmRSS");
     double t0 = mono_ms();
@@ -735,14 +753,14 @@ static int run_batch(int argc, char **argv, bool single)
     char extra[768];
     for (size_t i = 0; i < n; i++) {
         char name[64];
+        for (char *c = rows[i].error; *c; c++) /* keep the JSON valid */
+            if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '\'';
         snprintf(name, sizeof name, "proof %" PRIu64, (uint64_t)rows[i].id);
         snprintf(extra, sizeof extra,
                  "\"job\":%" PRIu64 ",\"partitions\":%u,\"queued_ms\":%.1f,\"state\":\"%s\",\"verified\":%s%s%s%s",
                  (uint64_t)rows[i].id, o.parts, rows[i].queued_ms, cz_job_state_str(rows[i].state),
                  rows[i].verified ? "true" : "false", rows[i].verified ? "" : ",\"error\":\"",
                  rows[i].verified ? "" : rows[i].error, rows[i].verified ? "" : "\"");
-        for (char *c = extra; *c; c++)
-            if (*c == '\n') *c = ' ';
         cz_bench_report_add(rep, name, rows[i].total_ms, "ms", extra);
     }
     snprintf(extra, sizeof extra,
@@ -764,8 +782,10 @@ static int run_batch(int argc, char **argv, bool single)
         }
     }
     double busy = wall > 0 ? 100.0 * st.device_busy_ms / (wall * (st.devices ? st.devices : 1)) : 0;
+    cz_bench_report_add(rep, "CPU time per proof (user+sys / proofs)", (cpu1 - cpu0) / (double)n, "cpu-s", NULL);
     cz_bench_report_add(rep, "prover busy (device lock held / wall)", busy, "%", NULL);
-    snprintf(extra, sizeof extra, "\"cpu_s\":%.2f,\"cpus\":%ld", cpu1 - cpu0, ncpu);
+    snprintf(extra, sizeof extra, "\"cpu_s\":%.2f,\"cpus\":%ld,\"loadavg_start\":%.2f,\"loadavg_end\":%.2f",
+             cpu1 - cpu0, ncpu, load0, loadavg1());
     cz_bench_report_add(rep, "CPU utilisation (user+sys / wall x cpus)",
                         wall > 0 ? 100.0 * (cpu1 - cpu0) / (wall / 1e3 * (double)ncpu) : 0, "%", extra);
     double accounted = (double)(base + st.budget_peak);

@@ -33,8 +33,13 @@
 
 #ifdef __CUDACC__
 #define CZ_HD static __host__ __device__ __forceinline__
+/* point formulas: one out-of-line copy per kernel file instead of one per
+ * call site (each is ~10 inlined Montgomery multiplications; inlining them
+ * everywhere multiplied ptxas time and code size without a measured gain) */
+#define CZ_HD_PT static inline __host__ __device__ __noinline__
 #else
 #define CZ_HD static inline
+#define CZ_HD_PT static inline
 #endif
 /* full unrolling of the limb loops: device pass only (gcc, also as nvcc's
  * host compiler, would warn about the unknown pragma) */
@@ -315,7 +320,7 @@ CZ_HD bool cz_d_fp2_eq(const cz_fp2 *a, const cz_fp2 *b)
         cz_d_##F##_one(&r->zz);                                                             \
         cz_d_##F##_one(&r->zzz);                                                            \
     }                                                                                       \
-    CZ_HD void cz_d_##G##_xyzz_dbl(cz_##G##_xyzz *r, const cz_##G##_xyzz *p)                \
+    CZ_HD_PT void cz_d_##G##_xyzz_dbl(cz_##G##_xyzz *r, const cz_##G##_xyzz *p)                \
     {                                                                                       \
         if (cz_d_##G##_xyzz_is_inf(p)) {                                                    \
             cz_d_##G##_xyzz_set_inf(r);                                                     \
@@ -341,7 +346,7 @@ CZ_HD bool cz_d_fp2_eq(const cz_fp2 *a, const cz_fp2 *b)
         cz_d_##F##_sub(&r->y, &t, &w);      /* Y3 = M (S - X3) - W Y */                     \
         r->x = x3;                                                                          \
     }                                                                                       \
-    CZ_HD void cz_d_##G##_xyzz_add(cz_##G##_xyzz *r, const cz_##G##_xyzz *a,                \
+    CZ_HD_PT void cz_d_##G##_xyzz_add(cz_##G##_xyzz *r, const cz_##G##_xyzz *a,                \
                                    const cz_##G##_xyzz *b)                                  \
     {                                                                                       \
         if (cz_d_##G##_xyzz_is_inf(a)) {                                                    \
@@ -382,7 +387,7 @@ CZ_HD bool cz_d_fp2_eq(const cz_fp2 *a, const cz_fp2 *b)
         r->x = x3;                                                                          \
         r->y = t;                                                                           \
     }                                                                                       \
-    CZ_HD void cz_d_##G##_xyzz_add_affine(cz_##G##_xyzz *r, const cz_##G##_xyzz *a,         \
+    CZ_HD_PT void cz_d_##G##_xyzz_add_affine(cz_##G##_xyzz *r, const cz_##G##_xyzz *a,         \
                                           const cz_##G##_affine *b, bool neg)               \
     {                                                                                       \
         if (cz_d_##G##_affine_is_inf(b)) {                                                  \
@@ -424,7 +429,7 @@ CZ_HD bool cz_d_fp2_eq(const cz_fp2 *a, const cz_fp2 *b)
         r->x = x3;                                                                          \
         r->y = t;                                                                           \
     }                                                                                       \
-    CZ_HD void cz_d_##G##_xyzz_mul_small(cz_##G##_xyzz *r, const cz_##G##_xyzz *p, uint32_t k) \
+    CZ_HD_PT void cz_d_##G##_xyzz_mul_small(cz_##G##_xyzz *r, const cz_##G##_xyzz *p, uint32_t k) \
     {                                                                                       \
         cz_##G##_xyzz acc, base = *p;                                                       \
         cz_d_##G##_xyzz_set_inf(&acc);                                                      \

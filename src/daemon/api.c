@@ -536,6 +536,21 @@ out:
 
 /* ---- responses -------------------------------------------------------- */
 
+json_t *cz_api_json_text(const char *text)
+{
+    size_t n = strlen(text);
+    char *t = malloc(n + 1);
+    if (!t)
+        return json_string("?");
+    for (size_t i = 0; i <= n; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        t[i] = (i == n || (ch >= 0x20 && ch < 0x7f)) ? (char)ch : '?';
+    }
+    json_t *j = json_string(t);
+    free(t);
+    return j;
+}
+
 json_t *cz_api_job_json(const cz_job_result *r, bool with_proof)
 {
     json_t *o = json_object();
@@ -548,7 +563,7 @@ json_t *cz_api_job_json(const cz_job_result *r, bool with_proof)
     json_object_set_new(o, "total_ms", json_real(r->total_ms));
     if (r->state == CZ_JOB_FAILED || r->state == CZ_JOB_CANCELLED) {
         json_object_set_new(o, "status", json_string(cz_status_str(r->status)));
-        json_object_set_new(o, "error", json_string(r->error[0] ? r->error : cz_status_str(r->status)));
+        json_object_set_new(o, "error", cz_api_json_text(r->error[0] ? r->error : cz_status_str(r->status)));
         if (r->failed_partition >= 0)
             json_object_set_new(o, "failed_partition", json_integer(r->failed_partition));
     }

@@ -78,6 +78,9 @@ bool cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *outlen)
 
 /* A job snapshot as JSON (proof as "proof_b64" when present). */
 json_t *cz_api_job_json(const cz_job_result *r, bool with_proof);
+/* A JSON string of text with every byte outside printable ASCII replaced
+ * by '?' (messages may quote back-end or client text; JSON needs UTF-8). */
+json_t *cz_api_json_text(const char *text);
 /* HTTP status for an engine status code (submit/preload/evict refusals). */
 int cz_api_http_status(cz_status st);
 

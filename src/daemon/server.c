@@ -56,8 +56,12 @@ struct cz_daemon {
     dev_t sock_dev;
     ino_t sock_ino;
     _Atomic uint64_t http_requests, http_2xx, http_4xx, http_5xx, http_bytes_in;
+    _Atomic int64_t active_requests; /* handler entered, response not yet sent */
     struct timespec started;
 };
+
+/* How long shutdown waits for in-progress requests to send their answers. */
+#define CZ_DAEMON_SHUTDOWN_GRACE_MS 10000
 
 typedef struct {
     char *body;
@@ -146,9 +150,7 @@ static enum MHD_Result send_error(cz_daemon *d, struct MHD_Connection *c, unsign
     va_end(ap);
     dlog(d, code >= 500 ? CZ_LOG_WARN : CZ_LOG_DEBUG, "-> %u %s", code, msg);
     json_t *o = json_object();
-    json_object_set_new(o, "error", json_string(msg));
-    if (!json_object_get(o, "error")) /* not UTF-8: cannot happen, sanitized */
-        json_object_set_new(o, "error", json_string("invalid request"));
+    json_object_set_new(o, "error", cz_api_json_text(msg));
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!s)
@@ -310,7 +312,7 @@ static enum MHD_Result h_cancel(cz_daemon *d, struct MHD_Connection *c, cz_job_i
         json_t *o = json_object();
         char msg[128];
         snprintf(msg, sizeof msg, "job %" PRIu64 " already ended (%s)", id, cz_job_state_str(state));
-        json_object_set_new(o, "error", json_string(msg));
+        json_object_set_new(o, "error", cz_api_json_text(msg));
         json_object_set_new(o, "id", json_integer((json_int_t)id));
         json_object_set_new(o, "state", json_string(cz_job_state_str(state)));
         return send_json(d, c, 409, o);
@@ -471,6 +473,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!cs)
             return MHD_NO;
         *con_cls = cs;
+        atomic_fetch_add(&d->active_requests, 1);
         atomic_fetch_add(&d->http_requests, 1);
         dlog(d, CZ_LOG_DEBUG, "%s %s", method, url);
         if (d->token_len) {
@@ -551,7 +554,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
+    cz_daemon *d = cls;
     (void)c;
     (void)toe;
     conn_state *cs = *con_cls;
@@ -559,6 +562,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         free(cs->body);
         free(cs);
         *con_cls = NULL;
+        atomic_fetch_sub(&d->active_requests, 1);
     }
 }
 
@@ -813,6 +817,23 @@ void cz_daemon_shutdown(cz_daemon *d)
     dlog(d, CZ_LOG_INFO, "stopped accepting connections; %s in-flight jobs",
          d->cfg.engine.drain_on_shutdown ? "draining" : "cancelling");
     cz_engine_shutdown(d->engine);
+    /* Every job is terminal now, so pending awaits are answering: let
+     * their responses go out before the server closes connections (a
+     * bounded grace for clients that are slow to read or to send). */
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        if (atomic_load(&d->active_requests) <= 0)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > CZ_DAEMON_SHUTDOWN_GRACE_MS) {
+            dlog(d, CZ_LOG_WARN, "%lld requests still open after %d ms; closing them",
+                 (long long)atomic_load(&d->active_requests), CZ_DAEMON_SHUTDOWN_GRACE_MS);
+            break;
+        }
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
     if (d->mhd) {
         MHD_stop_daemon(d->mhd);
         d->mhd = NULL;

@@ -45,8 +45,8 @@ static bool use_affine(const cz_msm_opts *o, unsigned c, unsigned affine_min)
  *  - per window and point range: m/np bucket additions (batched affine
  *    ≈ 0.66 plus one inversion, ≈ 4 additions, per batch; XYZZ 1.0; 5%
  *    dearer per bit of c past 14, as the buckets leave L2) and the
- *    running-sum reduction of 2^(c-1) buckets (one mixed + one full
- *    addition each);
+ *    running-sum reduction of 2^(c-1) buckets (batched affine: two affine
+ *    additions each, ≈ 1.5; XYZZ: one mixed + one full addition, ≈ 2.8);
  *  - tasks are spread over T threads, so the wall cost is rounds × task;
  *  - serial tail: summing the nwin × np partial results and ~maxbits
  *    doublings.
@@ -69,7 +69,7 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
         double acc = aff ? 0.66 + 4.0 / cz__msm_batch_size(c) : 1.0;
         /* past ~1 MB of buckets (c > 14) each addition misses L2 more often */
         if (c > 14) acc *= 1.0 + 0.05 * (c - 14);
-        double red = aff ? 2.4 : 2.8;
+        double red = aff ? 1.5 : 2.8;
         double k = (double)((size_t)1 << (c - 1));
         unsigned nwin = (maxbits + 1 + c - 1) / c;
         for (unsigned np = 1; np <= maxparts; np++) {

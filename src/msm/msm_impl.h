@@ -142,6 +142,7 @@ typedef struct {
     S(entry) *batch, *queue;
     FT *pre;
     unsigned nb, nq, cap;
+    bool ovf_used;
 } S(abatch);
 
 /* Applies every pending bucket += point with one inversion:
@@ -277,6 +278,7 @@ static void S(add_point)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
         return;
     }
     XYZZ *o = &st->ovf[b];
+    st->ovf_used = true;
     if (!(st->occ[b] & 2)) {
         E(xyzz_set_infinity)(o);
         st->occ[b] |= 2;
@@ -285,16 +287,22 @@ static void S(add_point)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
     else E(xyzz_add_affine_var)(o, o, p);
 }
 
-/* Completes every pending and queued addition: one retry round, then the
- * queued points that conflict again go to the overflow buckets (retrying
- * them one flush at a time could cost an inversion each). */
+/* Completes every pending and queued addition: retry rounds (a handful
+ * usually empties the queue, which keeps the overflow buckets unused and
+ * the batched reduction available); after 32 rounds the points left (many
+ * for one bucket) go to the overflow buckets. */
 static void S(finish)(S(abatch) *st)
 {
-    S(flush)(st);
-    S(drain)(st);
+    for (int round = 0; round < 32; round++) {
+        unsigned before = st->nq;
+        S(flush)(st);
+        S(drain)(st);
+        if (!st->nq || st->nq == before) break;
+    }
     for (unsigned i = 0; i < st->nq; i++) {
         const S(entry) *e = &st->queue[i];
         XYZZ *o = &st->ovf[e->b];
+        st->ovf_used = true;
         if (!(st->occ[e->b] & 2)) {
             E(xyzz_set_infinity)(o);
             st->occ[e->b] |= 2;
@@ -323,6 +331,60 @@ static void S(abatch_init)(S(abatch) *st, unsigned char *q, size_t k, unsigned c
     memset(st->occ, 0, 2 * k);
     st->nb = st->nq = 0;
     st->cap = cap;
+    st->ovf_used = false;
+}
+
+/*
+ * Bucket reduction sum_b (b+1)·bk[b] with batched affine additions: the k
+ * buckets are cut into nl lanes of L consecutive buckets; every lane keeps
+ * its own running sum R_l and total T_l (affine), advanced one bucket per
+ * step for all lanes at once, so each step is two batches of nl
+ * independent additions (R_l += bucket, then T_l += R_l) sharing one
+ * inversion each. Then T_l = sum_r (r+1)·bk[lL+r] and R_l = sum_r bk[lL+r],
+ * and the window sum is sum_l T_l + L·sum_l l·R_l (the last by a short
+ * XYZZ running sum over the lanes). About 2 × 0.66 additions per bucket
+ * instead of one mixed + one full XYZZ addition (≈ 2.4).
+ * The lane accumulators live in the (unused) overflow area; st's batch
+ * arrays are reused (the batch is empty). Needs no overflow bucket in use.
+ */
+static void S(reduce_lanes)(S(abatch) *st, size_t k, XYZZ *out)
+{
+    size_t nl = k / 16 < st->cap ? k / 16 : st->cap;
+    size_t L = k / nl;
+    S(abatch) ls;
+    unsigned char *q = (unsigned char *)st->ovf;
+    ls.bk = (AFF *)q;
+    q += S(align64)(2 * nl * sizeof(AFF));
+    ls.occ = q;
+    ls.busy = q + 2 * nl;
+    memset(ls.occ, 0, 4 * nl);
+    ls.ovf = NULL;
+    ls.pre = st->pre;
+    ls.batch = st->batch;
+    ls.queue = NULL;
+    ls.nb = ls.nq = 0;
+    ls.cap = st->cap;
+    ls.ovf_used = false;
+    for (size_t i = L; i-- > 0;) {
+        for (size_t l = 0; l < nl; l++)
+            if (st->occ[l * L + i] & 1) (void)S(try_add)(&ls, (uint32_t)l, &st->bk[l * L + i], 0);
+        S(flush)(&ls);
+        for (size_t l = 0; l < nl; l++)
+            if (ls.occ[l] & 1) (void)S(try_add)(&ls, (uint32_t)(nl + l), &ls.bk[l], 0);
+        S(flush)(&ls);
+    }
+    XYZZ tsum, run, tot;
+    E(xyzz_set_infinity)(&tsum);
+    E(xyzz_set_infinity)(&run);
+    E(xyzz_set_infinity)(&tot);
+    for (size_t l = nl; l-- > 0;) {
+        if (ls.occ[nl + l] & 1) E(xyzz_add_affine_var)(&tsum, &tsum, &ls.bk[nl + l]);
+        if (l == 0) break;
+        if (ls.occ[l] & 1) E(xyzz_add_affine_var)(&run, &run, &ls.bk[l]);
+        E(xyzz_add_var)(&tot, &tot, &run);
+    }
+    for (size_t m = L; m > 1 && !E(xyzz_is_infinity)(&tot); m >>= 1) E(xyzz_dbl_var)(&tot, &tot);
+    E(xyzz_add_var)(out, &tsum, &tot);
 }
 
 /* ---- split pass: sum the scalars equal to 1, classify the rest ---------- */
@@ -437,6 +499,10 @@ static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigne
     }
     S(finish)(&st);
 
+    if (!st.ovf_used && k >= 64) {
+        S(reduce_lanes)(&st, k, out);
+        return;
+    }
     /* running-sum reduction: running (XYZZ) += affine bucket; total += running */
     XYZZ run, tot;
     E(xyzz_set_infinity)(&run);

@@ -253,7 +253,7 @@ static cz_status be_synth(void *ctx, void *params, const cz_engine_job_view *job
         snprintf(msg, msglen, "synthesis failed: %s", cz_status_str(st));
         return st;
     }
-    cz_engine_timings_add(t, "synth", now_ms() - t0);
+    cz_engine_timings_add(t, "wit_spmv", now_ms() - t0);
     *out = s;
     return CZ_OK;
 }

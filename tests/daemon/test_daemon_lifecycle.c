@@ -298,6 +298,55 @@ static void test_timeline_and_trace_files(void **state)
     dt_cleanup(&d);
 }
 
+static void test_example_config(void **state)
+{
+    (void)state;
+    /* the documented example parses and resolves (groth16 back-end) */
+    char ex[512];
+    snprintf(ex, sizeof ex, "%s/docs/cuzkd.ini.example", CUZK_SOURCE_DIR);
+    const char *args[] = {"--config", ex, "--print-config", NULL};
+    dt_daemon d;
+    assert_int_equal(dt_spawn(&d, NULL, args), 0);
+    char *log = dt_read_file(d.log);
+    assert_non_null(strstr(log, "type = groth16"));
+    assert_non_null(strstr(log, "memory_budget = auto"));
+    assert_non_null(strstr(log, "drain_on_shutdown = true"));
+    free(log);
+    dt_cleanup(&d);
+}
+
+/* A client that hangs up during an await must not keep its connection
+ * (max_connections = 2 here: two abandoned awaits would otherwise lock
+ * every later client out for the whole await timeout). */
+static void test_abandoned_awaits(void **state)
+{
+    (void)state;
+    dt_daemon d;
+    dt_start(&d, "[daemon]\nmax_connections = 2\n");
+    json_t *j;
+    assert_int_equal(dt_call(&d, "POST", "/v1/jobs",
+                             "{\"circuit\":\"test\",\"payload\":\"synth_ms=20000\"}", &j), 201);
+    long long id = dt_int(j, "id");
+    json_decref(j);
+    for (int k = 0; k < 2; k++) {
+        cz_errbuf err;
+        int fd = cz_http_connect(d.addr, &err);
+        assert_true(fd >= 0);
+        char req[160];
+        int n = snprintf(req, sizeof req, "POST /v1/jobs/%lld/await?timeout_ms=60000 HTTP/1.1\r\nHost: x\r\n\r\n", id);
+        assert_int_equal(write(fd, req, (size_t)n), n);
+        dt_sleep_ms(100);
+        close(fd);
+    }
+    dt_sleep_ms(1500 * DT_SLOW);
+    assert_int_equal(dt_call(&d, "GET", "/v1/health", NULL, NULL), 200);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/cancel", id);
+    assert_int_equal(dt_call(&d, "POST", path, NULL, NULL), 200);
+    assert_int_equal(dt_stop_sig(&d, SIGTERM), 0);
+    dt_cleanup(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +357,8 @@ int main(void)
         cmocka_unit_test(test_config_errors_and_overrides),
         cmocka_unit_test(test_concurrent_awaits),
         cmocka_unit_test(test_timeline_and_trace_files),
+        cmocka_unit_test(test_example_config),
+        cmocka_unit_test(test_abandoned_awaits),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);
