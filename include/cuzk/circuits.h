@@ -197,7 +197,8 @@ CZ_WUR cz_status cz_porep_vanilla_to_json(const cz_porep_vanilla *v, char **out,
 CZ_WUR cz_status cz_porep_vanilla_save(const cz_porep_vanilla *v, const char *path, cz_errbuf *err);
 /* Parses and validates the structure (never crashes on any input): known
  * preset and matching params, lengths, every field element canonical (< r)
- * and 64 hex digits, replica_id (and for SHA-256, data) < 2^254, path
+ * and 64 hex digits, replica_id (and for SHA-256: data, data_path, labels,
+ * parent labels) < 2^254, path
  * lengths, partition count equal to num_partitions (1..1024), challenge
  * indices in [1, n), parent indices < n. It does not check hashes (see
  * cz_porep_vanilla_verify). err names the field, e.g. "partitions[3].

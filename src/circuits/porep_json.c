@@ -28,7 +28,9 @@
  *
  * The parser uses jansson (duplicate keys rejected) and reports the first
  * problem with its JSON path, e.g. "partitions[1].challenges[0].labels[2]:
- * value >= r (not canonical)". Unknown keys are ignored.
+ * value >= r (not canonical)". Unknown keys are ignored. For SHA-256
+ * presets, data, data_path elements and every label must also be below
+ * 2^254 (the SHA-256 gadgets decompose them into 254 bits).
  */
 #include "circuits/porep_internal.h"
 
@@ -386,6 +388,10 @@ static cz_status parse_challenge(pctx *c, json_t *co, const cz_porep_params *p,
                 return perr(c, CZ_ERR_FORMAT, "data_path[%zu]: not below 2^254 (SHA-256 node)", i);
     if ((s = parse_fr_array(c, co, "labels", cp->labels, L, "one label per layer")) != CZ_OK)
         return s;
+    if (p->hash == CZ_POREP_SHA256)
+        for (unsigned l = 0; l < L; l++)
+            if (!below_2_254(&cp->labels[l]))
+                return perr(c, CZ_ERR_FORMAT, "labels[%u]: not below 2^254 (SHA-256 label)", l);
     snprintf(what, sizeof what, "tree_c depth %u x (arity %u - 1)", cz_porep_depth(p, p->tree_c_arity),
              p->tree_c_arity);
     if ((s = parse_fr_array(c, co, "column_path", cp->column_path, pc, what)) != CZ_OK)
@@ -416,6 +422,10 @@ static cz_status parse_challenge(pctx *c, json_t *co, const cz_porep_params *p,
         if ((s = parse_fr_array(c, pj, "labels", &cp->parent_labels[(size_t)j * L], L,
                                 "one label per layer")) != CZ_OK)
             return s;
+        if (p->hash == CZ_POREP_SHA256)
+            for (unsigned l = 0; l < L; l++)
+                if (!below_2_254(&cp->parent_labels[(size_t)j * L + l]))
+                    return perr(c, CZ_ERR_FORMAT, "labels[%u]: not below 2^254 (SHA-256 label)", l);
         if ((s = parse_fr_array(c, pj, "path", &cp->parent_paths[(size_t)j * pc], pc, what)) != CZ_OK)
             return s;
     }

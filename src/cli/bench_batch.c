@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,6 +92,32 @@ static double cpu_seconds(void)
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
            ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Sums over this process's threads of the time on a CPU and the time
+ * runnable but waiting for one (/proc/self/task/N/schedstat, seconds).
+ * On a shared machine run + wait is what the process asked for: its CPU
+ * demand, which a quiet machine would have served. */
+static void sched_totals(double *run_s, double *wait_s)
+{
+    *run_s = *wait_s = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        char path[300];
+        snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        unsigned long long run, wait;
+        if (fscanf(f, "%llu %llu", &run, &wait) == 2) {
+            *run_s += (double)run / 1e9;
+            *wait_s += (double)wait / 1e9;
+        }
+        fclose(f);
+    }
+    closedir(d);
 }
 
 /* 1-minute load average (how shared the machine was). */
@@ -667,7 +694,8 @@ static int run_batch(int argc, char **argv, bool single)
     double eng_t0 = (double)st0.uptime_ms;
     rss_sampler rs;
     bool sampling = sampler_start(&rs, t0, 10);
-    double cpu0 = cpu_seconds();
+    double cpu0 = cpu_seconds(), run0, wait0;
+    sched_totals(&run0, &wait0);
     size_t submitted = 0, finished = 0, inflight = 0;
     while (finished < n) {
         while (inflight < (size_t)o.conc && submitted < n) {
@@ -712,7 +740,8 @@ static int run_batch(int argc, char **argv, bool single)
                     cz_job_state_str(rows[i].state), rows[i].total_ms);
     }
     double t1 = mono_ms();
-    double cpu1 = cpu_seconds();
+    double cpu1 = cpu_seconds(), run1, wait1;
+    sched_totals(&run1, &wait1);
     if (sampling) sampler_stop(&rs);
     uint64_t hwm = proc_status_bytes("VmHWM");
     double wall = t1 - t0;
@@ -782,6 +811,11 @@ static int run_batch(int argc, char **argv, bool single)
         }
     }
     double busy = wall > 0 ? 100.0 * st.device_busy_ms / (wall * (st.devices ? st.devices : 1)) : 0;
+    {
+        double dem = wall > 0 ? 100.0 * ((run1 - run0) + (wait1 - wait0)) / (wall / 1e3 * (double)ncpu) : 0;
+        snprintf(extra, sizeof extra, "\"run_s\":%.2f,\"runqueue_wait_s\":%.2f", run1 - run0, wait1 - wait0);
+        cz_bench_report_add(rep, "CPU demand (run + runqueue wait) / wall x cpus", dem, "%", extra);
+    }
     cz_bench_report_add(rep, "CPU time per proof (user+sys / proofs)", (cpu1 - cpu0) / (double)n, "cpu-s", NULL);
     cz_bench_report_add(rep, "prover busy (device lock held / wall)", busy, "%", NULL);
     snprintf(extra, sizeof extra, "\"cpu_s\":%.2f,\"cpus\":%ld,\"loadavg_start\":%.2f,\"loadavg_end\":%.2f",

@@ -115,6 +115,11 @@ int cz_cmd_client(int argc, char **argv)
     long timeout = -1;
     int i = 1;
     for (; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
+        if (!strcmp(argv[i], "--help")) {
+            client_usage(stdout);
+            free(token);
+            return 0;
+        }
         if (i + 1 >= argc) {
             client_usage(stderr);
             return 2;

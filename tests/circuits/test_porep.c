@@ -489,6 +489,19 @@ static void ed_not_object(json_t *r)
     json_array_set_new(json_object_get(r, "partitions"), 0, json_string("x"));
 }
 
+static void ed_sha_label_big(json_t *r)
+{
+    /* 2^254: canonical, but too wide for the SHA-256 label bits */
+    json_array_set_new(json_object_get(ch(r, 0, 0), "labels"), 0,
+                       json_string("0000000000000000000000000000000000000000000000000000000000000040"));
+}
+static void ed_sha_parent_label_big(json_t *r)
+{
+    json_array_set_new(json_object_get(json_array_get(json_object_get(ch(r, 0, 0), "parents"), 2),
+                                       "labels"),
+                       1, json_string("0000000000000000000000000000000000000000000000000000000000000040"));
+}
+
 static void test_json(void **state)
 {
     (void)state;
@@ -552,6 +565,22 @@ static void test_json(void **state)
     assert_int_equal(cz_porep_vanilla_parse(&t, js, len / 2, &e), CZ_ERR_FORMAT);
     assert_non_null(strstr(e.msg, "invalid JSON"));
     assert_int_equal(cz_porep_vanilla_load(&t, "/nonexistent/vanilla.json", &e), CZ_ERR_IO);
+    free(js);
+    cz_porep_vanilla_free(v);
+
+    /* a SHA-256 preset: round trip, and labels must fit 254 bits */
+    v = gen(cz_porep_preset_get("porep-18"), cz_test_seed() ^ 0x18, 1, NULL);
+    assert_int_equal(cz_porep_vanilla_to_json(v, &js, &len), CZ_OK);
+    assert_int_equal(cz_porep_vanilla_parse(&t, js, len, &e), CZ_OK);
+    assert_int_equal(cz_porep_vanilla_to_json(t, &js2, NULL), CZ_OK);
+    assert_string_equal(js, js2);
+    assert_int_equal(cz_porep_vanilla_verify(t, &e), CZ_OK);
+    cz_porep_vanilla_free(t);
+    free(js2);
+    expect_parse(js, ed_sha_label_big, CZ_ERR_FORMAT,
+                 "partitions[0].challenges[0].labels[0]: not below 2^254");
+    expect_parse(js, ed_sha_parent_label_big, CZ_ERR_FORMAT,
+                 "partitions[0].challenges[0].parents[2].labels[1]: not below 2^254");
     free(js);
     cz_porep_vanilla_free(v);
 }
