@@ -92,6 +92,14 @@ CZ_WUR cz_status cz_prover_write_wtns(const cz_engine_backend *b, const char *ci
 CZ_WUR cz_status cz_prover_sample_payload(const cz_engine_backend *b, const char *circuit_id, uint32_t partitions,
                                           uint64_t seed, uint8_t **payload, size_t *len, cz_errbuf *err);
 
+/* snarkjs JSON of a job: <dir>/vk.json (with vk_alphabeta_12), and per
+ * partition i <dir>/proof_<i>.json and <dir>/public_<i>.json, so
+ * `snarkjs groth16 verify vk.json public_<i>.json proof_<i>.json` checks
+ * cuzk's proofs. proof may be NULL (only vk.json is written). */
+CZ_WUR cz_status cz_prover_export_json(const cz_engine_backend *b, const char *circuit_id, const char *base,
+                                       const uint8_t *payload, size_t payload_len, uint32_t parts,
+                                       const uint8_t *proof, size_t proof_len, const char *dir, cz_errbuf *err);
+
 /* Verifies an assembled multi-partition proof of a job offline (same check
  * as the engine's self-verification). */
 CZ_WUR cz_status cz_prover_verify(const cz_engine_backend *b, const char *circuit_id, const char *base,

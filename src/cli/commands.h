@@ -19,5 +19,6 @@ int cz_cmd_setup(int argc, char **argv);
 int cz_cmd_prove(int argc, char **argv);
 int cz_cmd_verify(int argc, char **argv);
 int cz_cmd_export_wtns(int argc, char **argv);
+int cz_cmd_export_json(int argc, char **argv);
 
 #endif

@@ -49,6 +49,7 @@ static const command_t commands[] = {
     {"prove", cz_cmd_prove, "prove: --circuit ID --params F --payload P -o proof.bin | --zkey --wtns --proof --public"},
     {"verify", cz_cmd_verify, "verify: --circuit ID --params F --payload P --proof proof.bin | --vk --proof --public"},
     {"export-wtns", cz_cmd_export_wtns, "a partition's witness as snarkjs .wtns: --circuit ID --payload P -o F"},
+    {"export-json", cz_cmd_export_json, "vk, proofs, public inputs as snarkjs JSON: --circuit ID --params F -o DIR"},
 #ifdef CZ_HAVE_CMD_GEN_VANILLA
     {"gen-vanilla", cz_cmd_gen_vanilla, "random sector + vanilla proof: --preset S --partitions N --seed S -o F"},
 #endif

@@ -55,10 +55,10 @@ enum { CZC_NTT_FWD = 0, CZC_NTT_INV = 1, CZC_NTT_COSET_FWD = 2, CZC_NTT_COSET_IN
 /* In place on d_x (n elements, Montgomery, natural order): the transforms
  * of cuzk/ntt.h. Asynchronous on s. */
 CZ_WUR cz_status czc_ntt(cz_fr *d_x, const czc_domain *d, int kind, cudaStream_t s, cz_errbuf *err);
-/* Row check: *bad_row = first i < n with a_i·b_i != c_i, or UINT64_MAX.
- * Synchronises s. */
+/* Row check, asynchronous on s: *d_bad (device) receives the first i < n
+ * with a_i·b_i != c_i, or UINT64_MAX when every row holds. */
 CZ_WUR cz_status czc_check_rows(const cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, uint64_t n,
-                                uint64_t *bad_row, cudaStream_t s, cz_errbuf *err);
+                                uint64_t *d_bad, cudaStream_t s, cz_errbuf *err);
 /* The Groth16 quotient of cuzk/ntt.h (cz_quotient_h) on device buffers:
  * d_a receives H's coefficients, d_b and d_c are clobbered. Asynchronous. */
 CZ_WUR cz_status czc_quotient(cz_fr *d_a, cz_fr *d_b, cz_fr *d_c, const czc_domain *d, cudaStream_t s,

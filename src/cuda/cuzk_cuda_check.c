@@ -12,7 +12,9 @@
  *   2. timings: MSM 2^a..2^b (device-resident tiled bases and device
  *      random scalars), NTT and quotient 2^a..2^b, a partition prove (GPU
  *      vs CPU prove_start).
- *   3. device memory flat: free memory before/after N small GPU proofs.
+ *   3. device memory flat: free memory before/after N small GPU proofs
+ *      (some of them unsatisfied, to run the error path); a proof refused
+ *      with CZ_ERR_BUDGET when nothing fits, and a good proof right after.
  * Prints one table (name, value, unit, status); exit status 0 iff every
  * check passed. Options: --quick, --msm-max L, --ntt-max L, --prove-log L,
  * --leak-proofs N, --device D, --threads T.
@@ -382,6 +384,30 @@ static void check_leak(int nproofs)
     circuit_free(&c);
 }
 
+/* Refusal when the device cannot fit the work, and recovery afterwards
+ * (the lock is not left held, the context is not broken). */
+static void check_budget(void)
+{
+    circuit c;
+    if (circuit_init(&c, 1000, NULL)) return;
+    uint8_t proof[192];
+    cz_errbuf e;
+    size_t saved = ctx->reserve;
+    pthread_mutex_lock(&ctx->lock);
+    ctx->reserve = (size_t)1 << 60; /* nothing fits */
+    pthread_mutex_unlock(&ctx->lock);
+    cz_status st = prove(&c, true, 0, proof, NULL, &e);
+    row("budget refusal (CZ_ERR_BUDGET)", 0, "", st == CZ_ERR_BUDGET ? "ok" : "FAIL");
+    if (st == CZ_ERR_BUDGET) printf("  message: %s\n", e.msg);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->reserve = saved;
+    pthread_mutex_unlock(&ctx->lock);
+    st = prove(&c, true, 0, proof, NULL, &e);
+    row("proof after a refusal", 0, "", st == CZ_OK && verify(&c, proof) ? "ok" : "FAIL");
+    cz_cuda_params_release(ctx);
+    circuit_free(&c);
+}
+
 /* ---- 2. timings (device-resident data) ------------------------------------------------------ */
 static void time_msm(unsigned lo, unsigned hi)
 {
@@ -529,6 +555,7 @@ int main(int argc, char **argv)
     check_proof(5000, false);
     check_proof(((size_t)1 << prove_log) - 8, true);
     check_leak(leak);
+    check_budget();
     time_msm(20, (unsigned)msm_max);
     time_ntt(20, (unsigned)ntt_max);
     row("total check time", (now_ms() - T0) / 1e3, "s", "");

@@ -7,15 +7,15 @@
  *     B_G2 runs during all the device work below; density prefix sums.
  *   device region (ctx->lock): resident parameters (uploaded once per
  *     parameter set); a memory check with a clear CZ_ERR_BUDGET; a, b, c
- *     and then the witness uploaded on the copy stream through the pinned
- *     double buffers; the host a/b/c are freed as soon as their upload has
- *     completed; the compute stream waits for a/b/c, checks every row
- *     (a·b = c), runs the quotient (7 NTTs, no host round trip), converts
- *     H's coefficients to scalars in place and runs the H MSM — while the
- *     witness is still uploading — then waits for the witness and runs L,
- *     A (inputs ‖ A-dense aux, gathered on the device) and B_G1 (B-dense
- *     inputs ‖ B-dense aux). Everything allocated here is freed before the
- *     lock is released.
+ *     uploaded on the copy stream through the pinned double buffers (the
+ *     host memcpy into one buffer overlaps the DMA out of the other); the
+ *     row check (a·b = c), the quotient (7 NTTs, no host round trip) and
+ *     the conversion of H's coefficients are queued on the compute stream
+ *     behind an event, and run while the host drives the witness upload;
+ *     the host a/b/c are freed as soon as their upload has completed. Then
+ *     the row-check verdict, the H MSM, and L, A (inputs ‖ A-dense aux,
+ *     gathered on the device) and B_G1 (B-dense inputs ‖ B-dense aux).
+ *     Everything allocated here is freed before the lock is released.
  *   host: the four G1 sums go into the pending handle, finished later by
  *     the unchanged cz_groth16_prove_finish.
  */
@@ -112,6 +112,7 @@ cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx, const 
     cz_scalar *d_sc = NULL;
     uint64_t *d_bm = NULL;
     uint32_t *d_pref = NULL;
+    uint64_t *d_bad = NULL;
     size_t need = cz_cuda_proof_device_bytes(params, pce), avail;
     size_t nsc = params->n_a > params->n_b ? params->n_a : params->n_b;
     if ((st = czc_enter(ctx, err)) != CZ_OK) {
@@ -140,6 +141,7 @@ cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx, const 
     CZC_TRY(cudaMalloc((void **)&d_sc, (nsc ? nsc : 1) * sizeof(cz_scalar)));
     CZC_TRY(cudaMalloc((void **)&d_bm, (nwt ? nwt : 1) * sizeof *d_bm));
     CZC_TRY(cudaMalloc((void **)&d_pref, (nwt ? nwt : 1) * sizeof *d_pref));
+    CZC_TRY(cudaMalloc((void **)&d_bad, sizeof *d_bad));
 
     double t0 = now_ms();
     /* copy stream: a, b, c, then the witness and the bitmaps */
@@ -147,28 +149,30 @@ cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx, const 
     if ((st = czc_upload(ctx, d_b, in->b, m * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_c, in->c, m * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK) goto out;
     CZC_TRY(cudaEventRecord(ctx->ev_abc, ctx->s_copy));
+    /* compute stream: row check and the quotient, queued now so that they
+     * run while the host drives the witness upload below */
+    CZC_TRY(cudaStreamWaitEvent(ctx->s_comp, ctx->ev_abc, 0));
+    if ((st = czc_check_rows(d_a, d_b, d_c, m, d_bad, ctx->s_comp, err)) != CZ_OK) goto out;
+    if ((st = czc_quotient(d_a, d_b, d_c, &ctx->dom, ctx->s_comp, err)) != CZ_OK) goto out;
+    if ((st = czc_scalars_from_mont((cz_scalar *)d_a, d_a, m - 1, ctx->s_comp, err)) != CZ_OK) goto out;
+    /* a/b/c are on the device: the host copies go at once (DESIGN §4 rule 3) */
+    CZC_TRY(cudaEventSynchronize(ctx->ev_abc));
+    free_abc(in);
     if ((st = czc_upload(ctx, d_z, w->inputs, n_in * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_z + n_in, w->aux, n_aux * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK)
         goto out;
     if ((st = czc_upload(ctx, d_bm, bm, nwt * sizeof *bm, ctx->s_copy, NULL, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_pref, pref, nwt * sizeof *pref, ctx->s_copy, NULL, err)) != CZ_OK) goto out;
     CZC_TRY(cudaEventRecord(ctx->ev_z, ctx->s_copy));
-    /* the witness is still in flight; a/b/c are on the device once ev_abc
-     * has passed, and the host copies go at once (DESIGN §4 rule 3) */
-    CZC_TRY(cudaEventSynchronize(ctx->ev_abc));
-    free_abc(in);
 
-    CZC_TRY(cudaStreamWaitEvent(ctx->s_comp, ctx->ev_abc, 0));
     uint64_t bad = 0;
-    if ((st = czc_check_rows(d_a, d_b, d_c, m, &bad, ctx->s_comp, err)) != CZ_OK) goto out;
+    CZC_TRY(cudaMemcpyAsync(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost, ctx->s_comp));
+    CZC_TRY(cudaStreamSynchronize(ctx->s_comp));
     if (bad != UINT64_MAX) {
         st = cz_err(err, CZ_ERR_UNSATISFIED, "prove: witness does not satisfy the circuit (constraint row %llu of %llu)",
                     (unsigned long long)bad, (unsigned long long)pce->n_constraints);
         goto out;
     }
-    if ((st = czc_quotient(d_a, d_b, d_c, &ctx->dom, ctx->s_comp, err)) != CZ_OK) goto out;
-    if ((st = czc_scalars_from_mont((cz_scalar *)d_a, d_a, m - 1, ctx->s_comp, err)) != CZ_OK) goto out;
-    CZC_TRY(cudaStreamSynchronize(ctx->s_comp));
     double t1 = now_ms();
     t.ntt_ms = t1 - t0;
     if ((st = czc_msm_g1(&H, ctx->d_h, (const cz_scalar *)d_a, m - 1, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
@@ -208,6 +212,7 @@ out:
     cudaFree(d_sc);
     cudaFree(d_bm);
     cudaFree(d_pref);
+    cudaFree(d_bad);
     st = czc_leave(ctx, st, err);
     free(bm);
     free(pref);

@@ -11,6 +11,7 @@
 #include "prover_internal.h"
 #include "cuzk/ntt.h"
 #include "cuzk/snarkjs.h"
+#include "cuzk/pairing.h"
 #include <unistd.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -628,5 +629,64 @@ cz_status cz_prover_write_wtns(const cz_engine_backend *be, const char *id, cons
     st = cz_snarkjs_wtns_write(path, all, n, err);
     free(all);
     free_synth_obj(s);
+    return st;
+}
+
+static cz_status write_text(const char *dir, const char *name, const char *text, cz_errbuf *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) return cz_err(err, CZ_ERR_IO, "%s: write failed", path);
+    return CZ_OK;
+}
+
+cz_status cz_prover_export_json(const cz_engine_backend *be, const char *id, const char *base, const uint8_t *payload,
+                                size_t payload_len, uint32_t parts, const uint8_t *proof, size_t proof_len,
+                                const char *dir, cz_errbuf *err)
+{
+    backend_ctx *b = be->ctx;
+    loaded_t *L;
+    cz_status st = load_at(b, id, base, false, NULL, &L, err);
+    if (st != CZ_OK) return st;
+    const cz_groth16_vk *vk = &L->params->vk;
+    cz_fp12 ab;
+    cz_pairing(&ab, &vk->alpha_g1, &vk->beta_g2);
+    char *json = NULL;
+    mkdir(dir, 0755);
+    if ((st = cz_snarkjs_vk_to_json(&json, &vk->alpha_g1, &vk->beta_g2, &vk->gamma_g2, &vk->delta_g2, vk->ic,
+                                    vk->n_ic, &ab)) == CZ_OK)
+        st = write_text(dir, "vk.json", json, err);
+    free(json);
+    void *job = NULL;
+    size_t npub = L->c->pce->n_inputs - 1;
+    cz_fr *x = malloc((npub ? npub : 1) * sizeof *x);
+    if (st == CZ_OK && proof) {
+        if (proof_len != (size_t)parts * CZ_GROTH16_PROOF_BYTES)
+            st = cz_err(err, CZ_ERR_MISMATCH, "proof has %zu bytes, %u partitions need %zu", proof_len, parts,
+                        (size_t)parts * CZ_GROTH16_PROOF_BYTES);
+        else if (!x)
+            st = cz_err(err, CZ_ERR_NOMEM, "out of memory");
+        else
+            st = L->c->kind->parse_job(L->c->shape, payload, payload_len, parts, &job, err);
+        for (uint32_t p = 0; st == CZ_OK && p < parts; p++) {
+            cz_groth16_proof pr;
+            char name[64];
+            if ((st = cz_groth16_proof_decode(&pr, proof + (size_t)p * CZ_GROTH16_PROOF_BYTES, err)) != CZ_OK) break;
+            cz_groth16_proof_pts pts = {pr.a, pr.b, pr.c};
+            if ((st = L->c->kind->public_inputs(L->c->shape, job, p, x, npub)) != CZ_OK) break;
+            if ((st = cz_snarkjs_proof_to_json(&json, &pts)) != CZ_OK) break;
+            snprintf(name, sizeof name, "proof_%u.json", p);
+            st = write_text(dir, name, json, err);
+            free(json);
+            if (st != CZ_OK || (st = cz_snarkjs_public_to_json(&json, x, npub)) != CZ_OK) break;
+            snprintf(name, sizeof name, "public_%u.json", p);
+            st = write_text(dir, name, json, err);
+            free(json);
+        }
+    }
+    free(x);
+    if (job) L->c->kind->free_job(job);
+    be_unload(b, id, L);
     return st;
 }
