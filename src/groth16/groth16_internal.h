@@ -19,7 +19,7 @@ struct cz_groth16_pending {
     cz_g2_jac b2;
     cz_status b2_status;
     cz_task *b2_task;
-    cz_pool *pool;           /* for the background MSM's own parallelism: none (runs on one bg worker) */
+    cz_pool *pool;           /* compute pool the B_G2 MSM parallelises on (from its bg thread) */
     size_t nb_inputs;
     cz_groth16_timings t;
 };
@@ -41,5 +41,10 @@ CZ_WUR cz_status cz_groth16_pending_begin(cz_groth16_pending **out, const cz_gro
  * cz_groth16_prove_finish. */
 void cz_groth16_pending_set_g1(cz_groth16_pending *p, const cz_g1_jac *h, const cz_g1_jac *l, const cz_g1_jac *a,
                                const cz_g1_jac *b1, const cz_groth16_timings *t);
+
+/* The background B_G2 job (arg: the pending proof): the two density MSMs
+ * over G2 (B-dense inputs, B-dense aux) on p->pool; result in p->b2,
+ * status in p->b2_status. Shared by every back-end. */
+void cz__groth16_b2_job(void *arg);
 
 #endif /* CUZK_GROTH16_INTERNAL_H */

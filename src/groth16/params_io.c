@@ -47,20 +47,13 @@ size_t cz_groth16_params_bytes(const cz_groth16_params *p)
 
 size_t cz_groth16_params_domain(const cz_groth16_params *p) { return p->n_h + 1; }
 
-static uint64_t popcount_bits(const uint64_t *bm, uint64_t nbits)
-{
-    uint64_t c = 0;
-    for (uint64_t i = 0; i < nbits / 64; i++) c += (uint64_t)__builtin_popcountll(bm[i]);
-    if (nbits % 64) c += (uint64_t)__builtin_popcountll(bm[nbits / 64] & ((1ULL << (nbits % 64)) - 1));
-    return c;
-}
 
 cz_status cz_groth16_params_check_shape(const cz_groth16_params *p, const cz_pce *pce, cz_errbuf *err)
 {
     uint64_t m = 1;
     while (m < pce->n_constraints) m <<= 1;
-    uint64_t na = pce->n_inputs + popcount_bits(pce->dens_a_aux, pce->n_aux);
-    uint64_t nb = popcount_bits(pce->dens_b_input, pce->n_inputs) + popcount_bits(pce->dens_b_aux, pce->n_aux);
+    uint64_t na = pce->n_inputs + pce->dens_a_aux_count;
+    uint64_t nb = pce->dens_b_input_count + pce->dens_b_aux_count;
     if (p->vk.n_ic != pce->n_inputs)
         return cz_err(err, CZ_ERR_MISMATCH, "params: ic has %zu points, circuit has %llu inputs", p->vk.n_ic,
                       (unsigned long long)pce->n_inputs);

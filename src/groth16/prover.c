@@ -49,25 +49,22 @@ static double now_ms(void)
  * prover_parts.c so that other back-ends (the CUDA prover) can build a
  * pending proof and finish it with cz_groth16_prove_finish below. */
 
-static uint64_t popcount_bits(const uint64_t *bm, uint64_t nbits)
-{
-    uint64_t c = 0;
-    for (uint64_t i = 0; i < nbits / 64; i++) c += (uint64_t)__builtin_popcountll(bm[i]);
-    if (nbits % 64) c += (uint64_t)__builtin_popcountll(bm[nbits / 64] & ((1ULL << (nbits % 64)) - 1));
-    return c;
-}
 
-static void b2_job(void *arg)
+void cz__groth16_b2_job(void *arg)
 {
     cz_groth16_pending *p = arg;
     double t0 = now_ms();
     const cz_pce *pce = p->pce;
     cz_g2_jac x, y;
+    /* The task runs on a thread of the executor (bg), not of the compute
+     * pool, so its parallel calls on the compute pool are served by that
+     * pool's workers alongside whatever the next partition runs there:
+     * one proof alone gets every thread; a pipeline shares them. */
     cz_status st = cz_msm_g2_density(&x, p->params->b_g2, p->nb_inputs, p->z, pce->n_inputs, pce->dens_b_input,
-                                     NULL, NULL);
+                                     p->pool, NULL);
     if (st == CZ_OK)
         st = cz_msm_g2_density(&y, p->params->b_g2 + p->nb_inputs, p->params->n_b - p->nb_inputs,
-                               p->z + pce->n_inputs, pce->n_aux, pce->dens_b_aux, NULL, NULL);
+                               p->z + pce->n_inputs, pce->n_aux, pce->dens_b_aux, p->pool, NULL);
     if (st == CZ_OK) cz_g2_jac_add(&p->b2, &x, &y);
     p->b2_status = st;
     p->t.b_g2_ms = now_ms() - t0;
@@ -140,7 +137,8 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
     }
     p->params = params;
     p->pce = pce;
-    p->nb_inputs = popcount_bits(pce->dens_b_input, pce->n_inputs);
+    p->pool = pool;
+    p->nb_inputs = pce->dens_b_input_count;
 
     double t0 = now_ms();
     cz_quotient_h(pool, dom, in->a, in->b, in->c);
@@ -187,7 +185,7 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
     cz_g1_jac_add(&p->b1, &x, &y);
     p->t.msm_b_g1_ms = now_ms() - t4;
 
-    if ((st = cz_pool_submit(bg, b2_job, p, &p->b2_task)) != CZ_OK) goto fail;
+    if ((st = cz_pool_submit(bg, cz__groth16_b2_job, p, &p->b2_task)) != CZ_OK) goto fail;
     *out = p;
     return CZ_OK;
 fail:

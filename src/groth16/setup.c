@@ -264,10 +264,8 @@ cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *
     explicit_bzero(k, sizeof k);
 
     /* ---- counts and arrays ---- */
-    uint64_t na = pce->n_inputs, nb = 0;
-    for (uint64_t j = 0; j < pce->n_aux; j++) na += bit(pce->dens_a_aux, j);
-    for (uint64_t j = 0; j < pce->n_inputs; j++) nb += bit(pce->dens_b_input, j);
-    for (uint64_t j = 0; j < pce->n_aux; j++) nb += bit(pce->dens_b_aux, j);
+    uint64_t na = pce->n_inputs + pce->dens_a_aux_count;
+    uint64_t nb = pce->dens_b_input_count + pce->dens_b_aux_count;
     p->vk.n_ic = pce->n_inputs;
     p->n_h = m - 1;
     p->n_l = pce->n_aux;

@@ -135,15 +135,21 @@ cz_status cz_snarkjs_zkey_to_params(const cz_snarkjs_zkey *z, cz_pool *pool, cz_
         }
         if (!ai) {
             p->a[p->n_a++] = z->a[j];
-            if (!in) set_bit(s->dens_a_aux, j - nin);
+            if (!in) {
+                set_bit(s->dens_a_aux, j - nin);
+                s->dens_a_aux_count++;
+            }
         }
         if (!b1i) {
             p->b_g1[p->n_b] = z->b1[j];
             p->b_g2[p->n_b++] = z->b2[j];
-            if (in)
+            if (in) {
                 set_bit(s->dens_b_input, j);
-            else
+                s->dens_b_input_count++;
+            } else {
                 set_bit(s->dens_b_aux, j - nin);
+                s->dens_b_aux_count++;
+            }
         }
     }
     for (size_t i = 0; i < naux; i++) {

@@ -24,13 +24,6 @@
 #define CACHE_VERSION 1u
 #define CACHE_HEADER 4096u
 
-static uint64_t popcount_bits(const uint64_t *bm, uint64_t nbits)
-{
-    uint64_t c = 0;
-    for (uint64_t i = 0; i < nbits / 64; i++) c += (uint64_t)__builtin_popcountll(bm[i]);
-    if (nbits % 64) c += (uint64_t)__builtin_popcountll(bm[nbits / 64] & ((1ULL << (nbits % 64)) - 1));
-    return c;
-}
 
 static uint64_t domain_of(const cz_pce *pce)
 {
@@ -42,8 +35,8 @@ static uint64_t domain_of(const cz_pce *pce)
 uint64_t cz__params_bytes_for(const cz_pce *pce)
 {
     uint64_t m = domain_of(pce);
-    uint64_t na = pce->n_inputs + popcount_bits(pce->dens_a_aux, pce->n_aux);
-    uint64_t nb = popcount_bits(pce->dens_b_input, pce->n_inputs) + popcount_bits(pce->dens_b_aux, pce->n_aux);
+    uint64_t na = pce->n_inputs + pce->dens_a_aux_count;
+    uint64_t nb = pce->dens_b_input_count + pce->dens_b_aux_count;
     return (pce->n_inputs + (m - 1) + pce->n_aux + na + nb) * sizeof(cz_g1_affine) + nb * sizeof(cz_g2_affine) +
            CACHE_HEADER;
 }
