@@ -27,7 +27,9 @@
  *          partition_workers + channel capacity + prover workers +
  *          finalizers), the partitions that can hold a reservation at once
  *          (synthesizing or waiting to send, in the channel, proving,
- *          finishing).
+ *          finishing); when the budget does not bind, a longer finalize
+ *          queue can exceed the structural figure (those partitions hold
+ *          only rest_bytes).
  * The engine's own accounting peak (status budget_peak) is printed too.
  */
 #ifndef _GNU_SOURCE
@@ -841,7 +843,7 @@ static int run_batch(int argc, char **argv, bool single)
     if (!o.json) {
         printf("# predicted peak RSS = base %.1f + params %.1f + K %" PRIu64 " x %.2f MiB/partition; "
                "K = min(budget room %" PRIu64 ", structural %" PRIu64 " = partition_workers + channel + provers + "
-               "finalizers)\n",
+               "finalizers; a longer finalize queue can exceed it, each extra partition holding only rest)\n",
                mib(base), mib(r.est.params_bytes), k, mib(pb), k_budget, k_struct);
         printf("# in-flight peak %" PRIu64 " partitions, channel peak %" PRIu64 ", budget peak %.1f MiB of %.1f\n",
                st.partitions_inflight_peak, st.channel_peak, mib(st.budget_peak), mib(r.budget));

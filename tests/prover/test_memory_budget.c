@@ -3,7 +3,8 @@
  * circuit whose per-partition buffers dominate, a budget that admits
  * exactly K partitions, and a queue much deeper than K. Run in a child
  * process so that its peak RSS is its own:
- *  - the peak of in-flight partitions never exceeds K (engine status);
+ *  - the partitions holding a reservation at once never exceed K
+ *    (counted from the engine's partition records; see the bound below);
  *  - the budget's accounting reached its bound (the queue really pushed);
  *  - the child's measured peak RSS (VmHWM, and the parent's wait4
  *    ru_maxrss as a second reading) is within ±10% of the prediction
@@ -20,6 +21,12 @@
  *
  * Unsanitized build only (label nosan): sanitizers change every
  * allocation's footprint.
+ *
+ * Diagnosis knobs (environment): CZ_MEMTEST_VERBOSE (RSS split at each
+ * step of the child), CZ_MEMTEST_NO_MALLOPT (leave glibc's dynamic mmap
+ * threshold on), CZ_MEMTEST_PROPOSED (the estimate proposed for the
+ * back-end, see proposed_estimate), CZ_MEMTEST_PARAM_DIR (reuse a
+ * parameter directory between runs).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* wait4, mkdtemp */
