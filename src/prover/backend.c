@@ -13,6 +13,8 @@
 #include "cuzk/snarkjs.h"
 #include "cuzk/pairing.h"
 #include <unistd.h>
+#include "cuzk/msm.h"
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,10 +134,21 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
     while ((1ULL << logm) < m) logm++;
     out->params_bytes = cz__params_bytes_for(c->pce) + cz_pce_bytes(c->pce) + cz_ntt_domain_memory(logm);
     out->abc_bytes = 3 * 32 * m;
-    /* witness (kept until prove_start) + canonical scalars (kept until
-     * prove_finish for B_G2) + MSM scratch per compute thread (< 4 MiB at
-     * the windows used up to 2^27) */
-    out->rest_bytes = 2 * 32 * nvars + (uint64_t)(cz_pool_size(b->pool) + 2) * (4u << 20);
+    /* The rest, at the worst moment of a partition's life (measured by
+     * test_memory_budget, BENCHMARKS.md "Peak RSS vs the budget"):
+     *  - synthesized, waiting for a prover: a, b, c (abc) + witness (32 B/var);
+     *  - inside prove_start: b and c are freed after the quotient, before
+     *    the H MSM allocates its scratch S1; the canonical scalars (32 B/var)
+     *    join the witness: 64·nvars + max(0, S1 - 64·m) beyond abc;
+     *  - after prove_start (abc returned): scalars + the B_G2 scratch S2.
+     * S1 is the H MSM's bound for the compute pool. For S2 one thread's
+     * bound is used: the scratch sizes are upper bounds (rarely used
+     * overflow buckets included) of which about a third is ever touched,
+     * and RSS counts touched pages only. */
+    uint64_t nb = c->pce->dens_b_input_count + c->pce->dens_b_aux_count;
+    uint64_t s1 = cz_msm_g1_scratch_size(m - 1, b->pool, NULL), s2 = cz_msm_g2_scratch_size(nb, NULL, NULL);
+    uint64_t in_start = 64 * nvars + (s1 > 64 * m ? s1 - 64 * m : 0), after = 32 * nvars + s2;
+    out->rest_bytes = in_start > after ? in_start : after;
     out->proof_bytes = CZ_GROTH16_PROOF_BYTES;
     return CZ_OK;
 }
@@ -426,6 +439,12 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
         return cz_err(err, CZ_ERR_NOMEM, "cannot create the compute pools");
     }
     mkdir(b->param_dir, 0755);
+    /* Keep glibc's mmap threshold at 128 KiB: otherwise it rises after the
+     * first large free (up to 32 MiB) and later a/b/c buffers come from
+     * arenas that keep their high-water mark, so RSS stops following the
+     * memory budget (measured: +70% at 2^15). Process-wide, by design: the
+     * back-end owns the process's big buffers. */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     out->ctx = b;
     out->estimate = be_estimate;
     out->load_params = be_load;
