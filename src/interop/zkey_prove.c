@@ -106,7 +106,7 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
     if (logn + 1 > 32) return cz_err(err, CZ_ERR_UNSUPPORTED, "prove: domain 2^%u too large", logn);
     cz_status st = CZ_OK;
     cz_ntt_domain *d = NULL;
-    cz_fr *a = calloc(dn, sizeof *a), *b = calloc(dn, sizeof *b), *c = malloc(dn * sizeof *c);
+    cz_fr *a = malloc(dn * sizeof *a), *b = malloc(dn * sizeof *b), *c = malloc(dn * sizeof *c);
     cz_scalar *ws = malloc(n * sizeof *ws);
     if (!a || !b || !c || !ws) {
         st = cz_err(err, CZ_ERR_NOMEM, "prove: out of memory for domain %zu", dn);
@@ -116,16 +116,9 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
         st = cz_err(err, st, "prove: NTT domain 2^%u: %s", logn, cz_status_str(st));
         goto done;
     }
+    /* a, b from §4 and c = a∘b, already in cuzk's row order */
+    if ((st = cz_snarkjs_eval_abc(z, w, n, a, b, c, err)) != CZ_OK) goto done;
     const uint64_t K = cz__snarkjs_root_exponent(), mask = dn - 1;
-    for (size_t i = 0; i < z->n_coefs; i++) {
-        const cz_zkey_coef *k = &z->coefs[i];
-        cz_fr t;
-        cz_fr_mul(&t, &k->value, &w[k->signal]);
-        cz_fr *dst = k->matrix ? b : a;
-        size_t j = (size_t)((K * k->constraint) & mask);
-        cz_fr_add(&dst[j], &dst[j], &t);
-    }
-    for (size_t i = 0; i < dn; i++) cz_fr_mul(&c[i], &a[i], &b[i]);
     cz_fr w2n;
     cz_fr_root_of_unity(&w2n, logn + 1);
     to_odd_coset(pool, d, a, dn, &w2n);
