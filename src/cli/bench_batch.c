@@ -11,6 +11,12 @@
  *         worker, one prover worker and a budget of exactly one partition,
  *         so partitions run strictly one after the other (the one-shot
  *         prover's shape, with resident parameters).
+ *         With --daemon ADDR the jobs go to a running cuzkd instead (J
+ *         client threads, submit + await over HTTP); per-partition stage
+ *         times then live in the daemon (its TIMELINE log, /metrics, and
+ *         --trace fetches its /v1/trace); --daemon-pid PID samples the
+ *         daemon's RSS and CPU time. Proofs are verified here against
+ *         --param-dir, which must be the daemon's parameter directory.
  * stress  random priorities, cancels, duplicate request ids and bad
  *         requests against a tiny circuit; checks every accepted job ends
  *         exactly once, in the state its history implies.
@@ -39,6 +45,9 @@
 #include "commands.h"
 #include "cuzk/engine.h"
 #include "cuzk/prover.h"
+#include "daemon/api.h"    /* base64 of payloads and proofs */
+#include "daemon/client.h" /* HTTP client for --daemon */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -49,7 +58,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <dirent.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,9 +69,11 @@
 static double mono_ms(void) { return cz_now_ns() / 1e6; }
 
 /* A "Key:   123 kB" line of /proc/self/status, in bytes (0 if absent). */
-static uint64_t proc_status_bytes(const char *key)
+static uint64_t proc_status_bytes_of(const char *proc, const char *key)
 {
-    FILE *f = fopen("/proc/self/status", "r");
+    char path[64];
+    snprintf(path, sizeof path, "%s/status", proc);
+    FILE *f = fopen(path, "r");
     if (!f) return 0;
     char line[256];
     size_t kl = strlen(key);
@@ -76,6 +86,26 @@ static uint64_t proc_status_bytes(const char *key)
     }
     fclose(f);
     return v;
+}
+
+static uint64_t proc_status_bytes(const char *key) { return proc_status_bytes_of("/proc/self", key); }
+
+/* user + system CPU seconds of another process (/proc/PID/stat fields 14, 15). */
+static double proc_cpu_seconds(const char *proc)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "%s/stat", proc);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    if (!p) return 0;
+    unsigned long long ut = 0, st = 0;
+    /* after ") ": state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15) */
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return 0;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
 /* Resets VmHWM to the current RSS (Linux >= 4.0), so setup and loading do
@@ -186,7 +216,8 @@ typedef struct {
     pthread_t th;
     atomic_bool stop;
     unsigned period_ms;
-    double t0_ms; /* engine-relative origin: series times are ms since t0 */
+    double t0_ms; /* series times are ms since this (monotonic ms) */
+    char proc[32]; /* "/proc/self" or "/proc/PID" */
     pthread_mutex_t mu;
     uint64_t peak;
     double *t;
@@ -220,16 +251,17 @@ static void *sampler_main(void *arg)
     rss_sampler *s = arg;
     pthread_setname_np(pthread_self(), "cz-rss");
     while (!atomic_load(&s->stop)) {
-        sampler_add(s, mono_ms() - s->t0_ms, proc_status_bytes("VmRSS"));
+        sampler_add(s, mono_ms() - s->t0_ms, proc_status_bytes_of(s->proc, "VmRSS"));
         struct timespec ts = {0, (long)s->period_ms * 1000000L};
         nanosleep(&ts, NULL);
     }
     return NULL;
 }
 
-static bool sampler_start(rss_sampler *s, double t0_ms, unsigned period_ms)
+static bool sampler_start_of(rss_sampler *s, const char *proc, double t0_ms, unsigned period_ms)
 {
     memset(s, 0, sizeof *s);
+    snprintf(s->proc, sizeof s->proc, "%s", proc);
     pthread_mutex_init(&s->mu, NULL);
     s->t0_ms = t0_ms;
     s->period_ms = period_ms ? period_ms : 10;
@@ -237,11 +269,16 @@ static bool sampler_start(rss_sampler *s, double t0_ms, unsigned period_ms)
     return pthread_create(&s->th, NULL, sampler_main, s) == 0;
 }
 
+static bool sampler_start(rss_sampler *s, double t0_ms, unsigned period_ms)
+{
+    return sampler_start_of(s, "/proc/self", t0_ms, period_ms);
+}
+
 static void sampler_stop(rss_sampler *s)
 {
     atomic_store(&s->stop, true);
     pthread_join(s->th, NULL);
-    sampler_add(s, mono_ms() - s->t0_ms, proc_status_bytes("VmRSS"));
+    sampler_add(s, mono_ms() - s->t0_ms, proc_status_bytes_of(s->proc, "VmRSS"));
 }
 
 static void sampler_free(rss_sampler *s)
@@ -397,6 +434,7 @@ static void usage_batch(const char *cmd)
             "        [--partitions P] [--partition-workers W] [--workers-per-device D] [--lookahead L]\n"
             "        [--finalizers F] [--budget BYTES|auto] [--budget-partitions K] [--param-dir DIR]\n"
             "        [--threads T] [--seed S] [--timeline FILE] [--trace out.json] [--plot out.png] [--json]\n"
+            "        [--daemon ADDR [--token-file F] [--daemon-pid PID]]   (batch: jobs go to a running cuzkd)\n"
             "  --budget-partitions K: budget = parameters + exactly K partitions' estimate\n"
             "  parameters are created in --param-dir (default $CUZK_PARAM_DIR or ./cuzk-params) when missing\n",
             cmd);
@@ -631,11 +669,251 @@ typedef struct {
     bool verified;
 } proof_row;
 
+/* ------------------------------------------------------------------------
+ * batch against a running cuzkd (--daemon ADDR)
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *addr, *token, *circuit;
+    uint32_t parts;
+    proof_row *rows;
+    size_t n;
+    atomic_size_t next;
+    atomic_size_t finished;
+    bool quiet;
+} daemon_run;
+
+/* One job: submit, then await until terminal. Fills the row. */
+static void daemon_one(daemon_run *d, proof_row *p)
+{
+    cz_errbuf e = {{0}};
+    cz_http_response r = {0};
+    size_t b64n = 0;
+    char *b64 = cz_base64_encode(p->payload, p->payload_len, &b64n);
+    json_t *o = json_object();
+    char *body = NULL;
+    p->state = CZ_JOB_FAILED;
+    if (!b64 || !o) {
+        snprintf(p->error, sizeof p->error, "out of memory");
+        goto out;
+    }
+    json_object_set_new(o, "circuit", json_string(d->circuit));
+    json_object_set_new(o, "partitions", json_integer(d->parts));
+    json_object_set_new(o, "payload_b64", json_stringn(b64, b64n));
+    body = json_dumps(o, JSON_COMPACT);
+    if (!body || cz_http_call(d->addr, d->token, "POST", "/v1/jobs", body, strlen(body), 60000, &r, &e) != CZ_OK) {
+        snprintf(p->error, sizeof p->error, "submit: %s", body ? e.msg : "out of memory");
+        goto out;
+    }
+    json_t *j = json_loadb(r.body, r.len, 0, NULL);
+    json_t *id = j ? json_object_get(j, "id") : NULL;
+    if (r.status / 100 != 2 || !json_is_integer(id)) {
+        json_t *er = j ? json_object_get(j, "error") : NULL;
+        snprintf(p->error, sizeof p->error, "submit refused (HTTP %d): %.300s", r.status,
+                 json_is_string(er) ? json_string_value(er) : r.body);
+        json_decref(j);
+        goto out;
+    }
+    p->id = (cz_job_id)json_integer_value(id);
+    json_decref(j);
+    for (;;) {
+        char path[96];
+        snprintf(path, sizeof path, "/v1/jobs/%" PRIu64 "/await?timeout_ms=30000", (uint64_t)p->id);
+        cz_http_response_free(&r);
+        memset(&r, 0, sizeof r);
+        if (cz_http_call(d->addr, d->token, "POST", path, NULL, 0, 90000, &r, &e) != CZ_OK) {
+            snprintf(p->error, sizeof p->error, "await: %s", e.msg);
+            goto out;
+        }
+        j = json_loadb(r.body, r.len, 0, NULL);
+        const char *state = j ? json_string_value(json_object_get(j, "state")) : NULL;
+        if (r.status != 200 || !state) {
+            snprintf(p->error, sizeof p->error, "await (HTTP %d): %.300s", r.status, r.body);
+            json_decref(j);
+            goto out;
+        }
+        if (json_is_true(json_object_get(j, "timed_out"))) {
+            json_decref(j);
+            continue;
+        }
+        p->queued_ms = json_real_value(json_object_get(j, "queued_ms"));
+        p->total_ms = json_real_value(json_object_get(j, "total_ms"));
+        json_t *pr = json_object_get(j, "proof_b64");
+        if (!strcmp(state, "done") && json_is_string(pr) &&
+            cz_base64_decode(json_string_value(pr), json_string_length(pr), &p->proof, &p->proof_len)) {
+            p->state = CZ_JOB_DONE;
+        } else {
+            json_t *er = json_object_get(j, "error");
+            p->state = !strcmp(state, "cancelled") ? CZ_JOB_CANCELLED : CZ_JOB_FAILED;
+            snprintf(p->error, sizeof p->error, "%s: %.300s", state,
+                     json_is_string(er) ? json_string_value(er) : "no proof in the reply");
+        }
+        json_decref(j);
+        break;
+    }
+out:
+    cz_http_response_free(&r);
+    free(body);
+    json_decref(o);
+    free(b64);
+}
+
+static void *daemon_worker(void *arg)
+{
+    daemon_run *d = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&d->next, 1);
+        if (i >= d->n) break;
+        daemon_one(d, &d->rows[i]);
+        size_t f = atomic_fetch_add(&d->finished, 1) + 1;
+        if (!d->quiet)
+            fprintf(stderr, "[%zu/%zu] job %" PRIu64 " %s after %.0f ms\n", f, d->n, (uint64_t)d->rows[i].id,
+                    cz_job_state_str(d->rows[i].state), d->rows[i].total_ms);
+    }
+    return NULL;
+}
+
+static int run_batch_daemon(int argc, char **argv, const bench_opts *o, const char *addr)
+{
+    const char *token = NULL;
+    char tokbuf[512] = "";
+    const char *tf = cz_arg_str(argc, argv, "--token-file", NULL);
+    if (tf) {
+        FILE *f = fopen(tf, "r");
+        if (!f || !fgets(tokbuf, sizeof tokbuf, f)) {
+            fprintf(stderr, "cuzk bench: --token-file %s: cannot read\n", tf);
+            if (f) fclose(f);
+            return 2;
+        }
+        fclose(f);
+        tokbuf[strcspn(tokbuf, "\r\n")] = 0;
+        token = tokbuf;
+    }
+    long dpid = cz_arg_long(argc, argv, "--daemon-pid", 0);
+    char proc[32] = "";
+    if (dpid > 0) snprintf(proc, sizeof proc, "/proc/%ld", dpid);
+    /* a local back-end only for payloads and the offline verification;
+     * no setup here: the parameters must be the daemon's */
+    cz_engine_backend be;
+    cz_prover_config pc = {.param_dir = o->param_dir, .threads = o->threads, .auto_setup = false, .log = stderr};
+    cz_errbuf e = {{0}};
+    if (cz_prover_backend_create(&be, &pc, &e) != CZ_OK) {
+        fprintf(stderr, "cuzk bench: back-end: %s\n", e.msg);
+        return 1;
+    }
+    int rc = 0;
+    size_t n = (size_t)o->count;
+    proof_row *rows = calloc(n, sizeof *rows);
+    for (size_t i = 0; rows && i < n; i++) {
+        if (cz_prover_sample_payload(&be, o->circuit, o->parts, o->seed + i, &rows[i].payload, &rows[i].payload_len,
+                                     &e) != CZ_OK) {
+            fprintf(stderr, "cuzk bench: payload: %s\n", e.msg);
+            rc = 1;
+            goto out;
+        }
+    }
+    if (!rows) {
+        rc = 1;
+        goto out;
+    }
+    daemon_run d = {.addr = addr, .token = token, .circuit = o->circuit, .parts = o->parts, .rows = rows, .n = n,
+                    .quiet = o->json};
+    atomic_store(&d.next, 0);
+    atomic_store(&d.finished, 0);
+    size_t nth = (size_t)o->conc < n ? (size_t)o->conc : n;
+    pthread_t *th = calloc(nth, sizeof *th);
+    if (!th) {
+        rc = 1;
+        goto out;
+    }
+    rss_sampler rs;
+    bool sampling = false;
+    double t0 = mono_ms(), dcpu0 = *proc ? proc_cpu_seconds(proc) : 0;
+    if (*proc) sampling = sampler_start_of(&rs, proc, t0, 10);
+    size_t started = 0;
+    for (; started < nth; started++)
+        if (pthread_create(&th[started], NULL, daemon_worker, &d) != 0) break;
+    if (!started) daemon_worker(&d);
+    for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+    free(th);
+    double wall = mono_ms() - t0, dcpu = *proc ? proc_cpu_seconds(proc) - dcpu0 : 0;
+    if (sampling) sampler_stop(&rs);
+    size_t failures = 0, done = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].state == CZ_JOB_DONE) {
+            done++;
+            rows[i].verified = cz_prover_verify(&be, o->circuit, NULL, rows[i].payload, rows[i].payload_len, o->parts,
+                                                rows[i].proof, rows[i].proof_len, &e) == CZ_OK;
+            if (!rows[i].verified) snprintf(rows[i].error, sizeof rows[i].error, "verify: %s", e.msg);
+        }
+        if (!rows[i].verified) failures++;
+    }
+    cz_bench_report *rep = cz_bench_report_new("batch", o->json);
+    char extra[768];
+    for (size_t i = 0; i < n; i++) {
+        for (char *c = rows[i].error; *c; c++) /* keep the JSON valid */
+            if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '\'';
+        char name[64];
+        snprintf(name, sizeof name, "proof %" PRIu64, (uint64_t)rows[i].id);
+        snprintf(extra, sizeof extra,
+                 "\"job\":%" PRIu64 ",\"partitions\":%u,\"queued_ms\":%.1f,\"state\":\"%s\",\"verified\":%s%s%s%s",
+                 (uint64_t)rows[i].id, o->parts, rows[i].queued_ms, cz_job_state_str(rows[i].state),
+                 rows[i].verified ? "true" : "false", rows[i].verified ? "" : ",\"error\":\"",
+                 rows[i].verified ? "" : rows[i].error, rows[i].verified ? "" : "\"");
+        cz_bench_report_add(rep, name, rows[i].total_ms, "ms", extra);
+    }
+    snprintf(extra, sizeof extra,
+             "\"circuit\":\"%s\",\"proofs\":%zu,\"partitions\":%u,\"concurrency\":%ld,\"daemon\":\"%s\","
+             "\"wall_s\":%.3f",
+             o->circuit, n, o->parts, o->conc, addr, wall / 1e3);
+    cz_bench_report_add(rep, "throughput (batch wall / proofs)", wall / 1e3 / (double)n, "s/proof", extra);
+    cz_bench_report_add(rep, "partition throughput", wall / 1e3 / (double)(n * o->parts), "s/part", NULL);
+    if (*proc) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        snprintf(extra, sizeof extra, "\"cpu_s\":%.2f,\"cpus\":%ld,\"pid\":%ld", dcpu, ncpu, dpid);
+        cz_bench_report_add(rep, "daemon CPU utilisation (user+sys / wall x cpus)",
+                            wall > 0 ? 100.0 * dcpu / (wall / 1e3 * (double)ncpu) : 0, "%", extra);
+        cz_bench_report_add(rep, "daemon peak RSS (sampled VmRSS)", mib(sampling ? rs.peak : 0), "MiB", NULL);
+        cz_bench_report_add(rep, "daemon VmHWM (process lifetime)", mib(proc_status_bytes_of(proc, "VmHWM")), "MiB",
+                            NULL);
+    }
+    snprintf(extra, sizeof extra, "\"verified\":%zu,\"done\":%zu", n - failures, done);
+    cz_bench_report_add(rep, "failed or unverified proofs", (double)failures, "proofs", extra);
+    cz_bench_report_finish(rep);
+    if (!o->json)
+        printf("# daemon %s: stage times are in its TIMELINE log and /metrics%s\n", addr,
+               *proc ? "" : "; --daemon-pid PID adds its RSS and CPU");
+    if (o->trace) {
+        cz_http_response r = {0};
+        FILE *f = NULL;
+        if (cz_http_call(addr, token, "GET", "/v1/trace", NULL, 0, 60000, &r, &e) != CZ_OK || r.status != 200 ||
+            !(f = fopen(o->trace, "w")) || fwrite(r.body, 1, r.len, f) != r.len) {
+            fprintf(stderr, "cuzk bench: cannot fetch the daemon's trace into %s\n", o->trace);
+            rc = 1;
+        }
+        if (f && fclose(f) != 0) rc = 1;
+        cz_http_response_free(&r);
+    }
+    if (o->plot) fprintf(stderr, "cuzk bench: --plot needs the in-process engine's records; skipped with --daemon\n");
+    if (sampling) sampler_free(&rs);
+    if (failures) rc = 1;
+out:
+    for (size_t i = 0; rows && i < n; i++) {
+        free(rows[i].payload);
+        free(rows[i].proof);
+    }
+    free(rows);
+    cz_prover_backend_destroy(&be);
+    return rc;
+}
+
 static int run_batch(int argc, char **argv, bool single)
 {
     bench_opts o;
     int rc = parse_opts(argc, argv, &o, single);
     if (rc) return rc;
+    const char *daemon = cz_arg_str(argc, argv, "--daemon", NULL);
+    if (daemon && !single) return run_batch_daemon(argc, argv, &o, daemon);
     /* Big buffers (a/b/c, witness) must go back to the OS when freed, or
      * RSS keeps the high-water mark of the heap instead of following the
      * budget: pin the mmap threshold (glibc otherwise raises it after the

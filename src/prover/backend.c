@@ -29,6 +29,17 @@ typedef struct circuit_entry {
     struct circuit_entry *next;
 } circuit_entry;
 
+/* Parameters loaded for the offline calls (verify, prove, export), kept
+ * until the back-end is destroyed so repeated calls do not re-map and
+ * re-checksum the cache each time. Separate from the engine's copies,
+ * which the engine's parameter manager loads and evicts itself. */
+typedef struct offline_entry {
+    char id[128];
+    char base[4096];
+    struct loaded_t *L;
+    struct offline_entry *next;
+} offline_entry;
+
 typedef struct {
     char *param_dir;
     cz_pool *pool, *bg;
@@ -36,9 +47,10 @@ typedef struct {
     FILE *log;
     pthread_mutex_t mu;
     circuit_entry *circuits;
+    offline_entry *offline; /* guarded by mu */
 } backend_ctx;
 
-typedef struct {
+typedef struct loaded_t {
     circuit_entry *c;
     cz_groth16_params *params;
     cz_groth16_pvk *pvk;
@@ -205,6 +217,58 @@ static void be_unload(void *ctx, const char *id, void *params)
     cz_groth16_pvk_free(L->pvk);
     cz_groth16_params_free(L->params);
     free(L);
+}
+
+/* The offline copy of circuit id's parameters at base (NULL: the store),
+ * loaded on first use. */
+static cz_status get_offline(backend_ctx *b, const char *id, const char *base, loaded_t **out, cz_errbuf *err)
+{
+    char def[4096];
+    if (!base) {
+        snprintf(def, sizeof def, "%s/%s", b->param_dir, id);
+        base = def;
+    }
+    pthread_mutex_lock(&b->mu);
+    for (offline_entry *o = b->offline; o; o = o->next) {
+        if (!strcmp(o->id, id) && !strcmp(o->base, base)) {
+            *out = o->L;
+            pthread_mutex_unlock(&b->mu);
+            return CZ_OK;
+        }
+    }
+    pthread_mutex_unlock(&b->mu);
+    offline_entry *o = calloc(1, sizeof *o);
+    if (!o) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    cz_status st = load_at(b, id, base, false, NULL, &o->L, err);
+    if (st != CZ_OK) {
+        free(o);
+        return st;
+    }
+    snprintf(o->id, sizeof o->id, "%s", id);
+    snprintf(o->base, sizeof o->base, "%s", base);
+    pthread_mutex_lock(&b->mu);
+    o->next = b->offline;
+    b->offline = o;
+    pthread_mutex_unlock(&b->mu);
+    *out = o->L;
+    return CZ_OK;
+}
+
+/* Drops the offline copy at base (a new setup replaced the files). */
+static void drop_offline(backend_ctx *b, const char *id, const char *base)
+{
+    pthread_mutex_lock(&b->mu);
+    for (offline_entry **pp = &b->offline; *pp;) {
+        offline_entry *o = *pp;
+        if (!strcmp(o->id, id) && (!base || !strcmp(o->base, base))) {
+            *pp = o->next;
+            be_unload(b, id, o->L);
+            free(o);
+        } else {
+            pp = &o->next;
+        }
+    }
+    pthread_mutex_unlock(&b->mu);
 }
 
 static cz_status be_prepare(void *ctx, void *params, const cz_engine_job_view *job, void **prepared, char *msg,
@@ -467,6 +531,11 @@ void cz_prover_backend_destroy(cz_engine_backend *be)
     backend_ctx *b = be->ctx;
     cz_pool_destroy(b->bg);
     cz_pool_destroy(b->pool);
+    for (offline_entry *o = b->offline, *n; o; o = n) {
+        n = o->next;
+        be_unload(b, o->id, o->L);
+        free(o);
+    }
     for (circuit_entry *c = b->circuits, *n; c; c = n) {
         n = c->next;
         cz_pce_free(c->pce);
@@ -503,13 +572,12 @@ cz_status cz_prover_verify(const cz_engine_backend *be, const char *id, const ch
 {
     backend_ctx *b = be->ctx;
     loaded_t *L;
-    cz_status st = load_at(b, id, base, false, NULL, &L, err);
+    cz_status st = get_offline(b, id, base, &L, err);
     if (st != CZ_OK) return st;
     void *job = NULL;
     st = L->c->kind->parse_job(L->c->shape, payload, payload_len, parts, &job, err);
     if (st == CZ_OK) st = verify_parts(L, job, parts, proof, proof_len, err);
     if (job) L->c->kind->free_job(job);
-    be_unload(b, id, L);
     return st;
 }
 
@@ -523,6 +591,7 @@ cz_status cz_prover_setup(const cz_engine_backend *be, const char *id, const cha
         base = def;
     }
     /* a fresh setup replaces whatever is there */
+    drop_offline(b, id, base);
     const char *ext[] = {"params", "meta", "cache"};
     for (int i = 0; i < 3; i++) {
         char p[4200];
@@ -594,7 +663,7 @@ cz_status cz_prover_prove(const cz_engine_backend *be, const char *id, const cha
 {
     backend_ctx *b = be->ctx;
     loaded_t *L;
-    cz_status st = load_at(b, id, base, false, NULL, &L, err);
+    cz_status st = get_offline(b, id, base, &L, err);
     if (st != CZ_OK) return st;
     void *job = NULL;
     if (timings) memset(timings, 0, sizeof *timings);
@@ -619,7 +688,6 @@ cz_status cz_prover_prove(const cz_engine_backend *be, const char *id, const cha
         }
     }
     if (job) L->c->kind->free_job(job);
-    be_unload(b, id, L);
     return st;
 }
 
@@ -666,7 +734,7 @@ cz_status cz_prover_export_json(const cz_engine_backend *be, const char *id, con
 {
     backend_ctx *b = be->ctx;
     loaded_t *L;
-    cz_status st = load_at(b, id, base, false, NULL, &L, err);
+    cz_status st = get_offline(b, id, base, &L, err);
     if (st != CZ_OK) return st;
     const cz_groth16_vk *vk = &L->params->vk;
     cz_fp12 ab;
@@ -706,6 +774,5 @@ cz_status cz_prover_export_json(const cz_engine_backend *be, const char *id, con
     }
     free(x);
     if (job) L->c->kind->free_job(job);
-    be_unload(b, id, L);
     return st;
 }

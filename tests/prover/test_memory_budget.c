@@ -23,20 +23,15 @@
  * allocation's footprint.
  *
  * Diagnosis knobs (environment): CZ_MEMTEST_VERBOSE (RSS split at each
- * step of the child), CZ_MEMTEST_NO_MALLOPT (leave glibc's dynamic mmap
- * threshold on), CZ_MEMTEST_PROPOSED (the estimate proposed for the
- * back-end, see proposed_estimate), CZ_MEMTEST_PARAM_DIR (reuse a
- * parameter directory between runs).
+ * step of the child), CZ_MEMTEST_PARAM_DIR (reuse a parameter directory
+ * between runs).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* wait4, mkdtemp */
 #endif
 #include "testutil.h"
 #include "cuzk/prover.h"
-#include "cuzk/msm.h"
-#include "cuzk/threadpool.h"
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,40 +150,15 @@ static void child_setup(void)
     _exit(st == CZ_OK ? 0 : 1);
 }
 
-/* Diagnosis only (CZ_MEMTEST_PROPOSED=1): the estimate the lead was
- * proposed for be_estimate, recomputed from the production one so the
- * effect can be measured without editing the back-end:
- *   rest = max(64·nvars + max(0, S1 - 64·m), 32·nvars + S2)
- *   S1 = cz_msm_g1_scratch_size(m - 1, compute pool), S2 =
- *   cz_msm_g2_scratch_size(n_b, NULL) (B_G2 runs single-threaded).
- * Here nvars is recovered from the current rest = 64·nvars + 16 MiB (2
- * compute threads) and n_b ≈ nvars (mulchain). */
-static cz_engine_backend g_inner;
-static cz_status proposed_estimate(void *ctx, const char *id, cz_engine_estimate *out, char *msg, size_t msglen)
-{
-    cz_status st = g_inner.estimate(ctx, id, out, msg, msglen);
-    if (st != CZ_OK) return st;
-    uint64_t m = out->abc_bytes / 96, nvars = (out->rest_bytes - (4ull << 22)) / 64;
-    cz_pool *pool;
-    if (cz_pool_create(&pool, 2, "cz-est") != CZ_OK) return CZ_ERR_NOMEM;
-    uint64_t s1 = cz_msm_g1_scratch_size(m - 1, pool, NULL), s2 = cz_msm_g2_scratch_size(nvars, NULL, NULL);
-    cz_pool_destroy(pool);
-    uint64_t x = 64 * nvars + (s1 > 64 * m ? s1 - 64 * m : 0), y = 32 * nvars + s2;
-    out->rest_bytes = x > y ? x : y;
-    return CZ_OK;
-}
-
 /* Measuring child: everything it finds goes to fd as one report. */
 static void child_measure(int fd)
 {
     report r;
     memset(&r, 0, sizeof r);
-    /* The engine's buffers are malloc'd; pin glibc's mmap threshold so
-     * every buffer >= 128 KiB is its own mapping, returned to the OS on
-     * free (see the report in BENCHMARKS.md: glibc otherwise raises the
-     * threshold after the first large free and serves later buffers from
-     * heaps that keep their high-water mark). */
-    if (!getenv("CZ_MEMTEST_NO_MALLOPT")) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    /* No mallopt here: the back-end pins glibc's mmap threshold itself
+     * (cz_prover_backend_create), which this test relies on — without it
+     * freed a/b/c buffers stay in glibc's heaps and RSS stops following
+     * the budget (BENCHMARKS.md, "Allocator"). */
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     r.base = status_bytes("VmRSS");
@@ -204,10 +174,6 @@ static void child_measure(int fd)
         goto out_nobe;
     }
     stage("backend");
-    if (getenv("CZ_MEMTEST_PROPOSED")) {
-        g_inner = be;
-        be.estimate = proposed_estimate;
-    }
     if (be.estimate(be.ctx, circuit, &est, msg, sizeof msg) != CZ_OK) {
         snprintf(r.err, sizeof r.err, "estimate: %.200s", msg);
         goto out;
