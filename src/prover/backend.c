@@ -271,21 +271,45 @@ static void drop_offline(backend_ctx *b, const char *id, const char *base)
     pthread_mutex_unlock(&b->mu);
 }
 
+/* What prepare_job hands the engine: the parsed payload and the circuit
+ * kind that knows how to free it (release_job gets only this pointer). */
+typedef struct {
+    const circuit_kind *kind;
+    void *job;
+} prepared_t;
+
+static void *job_of(const cz_engine_job_view *job)
+{
+    return job->prepared ? ((prepared_t *)job->prepared)->job : NULL;
+}
+
 static cz_status be_prepare(void *ctx, void *params, const cz_engine_job_view *job, void **prepared, char *msg,
                             size_t msglen)
 {
     (void)ctx;
     loaded_t *L = params;
     cz_errbuf e = {{0}};
-    cz_status st = L->c->kind->parse_job(L->c->shape, job->payload, job->payload_len, job->num_partitions, prepared, &e);
-    if (st != CZ_OK) to_msg(msg, msglen, &e);
-    return st;
+    prepared_t *w = malloc(sizeof *w);
+    if (!w) return CZ_ERR_NOMEM;
+    cz_status st =
+        L->c->kind->parse_job(L->c->shape, job->payload, job->payload_len, job->num_partitions, &w->job, &e);
+    if (st != CZ_OK) {
+        free(w);
+        to_msg(msg, msglen, &e);
+        return st;
+    }
+    w->kind = L->c->kind;
+    *prepared = w;
+    return CZ_OK;
 }
 
 static void be_release(void *ctx, void *prepared)
 {
     (void)ctx;
-    (void)prepared;
+    prepared_t *w = prepared;
+    if (!w) return;
+    w->kind->free_job(w->job);
+    free(w);
 }
 
 static void free_synth_obj(synth_t *s)
@@ -308,7 +332,7 @@ static cz_status be_synth(void *ctx, void *params, const cz_engine_job_view *job
     if (cz_engine_cancel_requested(cancel)) return CZ_ERR_CANCELLED;
     cz_synth_fn fn;
     void *pctx = NULL;
-    cz_status st = L->c->kind->partition(L->c->shape, job->prepared, part, &fn, &pctx, &e);
+    cz_status st = L->c->kind->partition(L->c->shape, job_of(job), part, &fn, &pctx, &e);
     if (st != CZ_OK) {
         to_msg(msg, msglen, &e);
         return st;
@@ -425,64 +449,9 @@ static cz_status be_verify(void *ctx, void *params, const cz_engine_job_view *jo
 {
     (void)ctx;
     cz_errbuf e = {{0}};
-    cz_status st = verify_parts(params, job->prepared, job->num_partitions, proof, proof_len, &e);
+    cz_status st = verify_parts(params, job_of(job), job->num_partitions, proof, proof_len, &e);
     if (st != CZ_OK) to_msg(msg, msglen, &e);
     return st;
-}
-
-/* The engine's release_job gets only the prepared pointer: the kind's
- * free_job is reached through this small wrapper object. */
-typedef struct {
-    const circuit_kind *kind;
-    void *job;
-} prepared_t;
-
-static cz_status be_prepare_wrapped(void *ctx, void *params, const cz_engine_job_view *job, void **prepared,
-                                    char *msg, size_t msglen)
-{
-    loaded_t *L = params;
-    prepared_t *w = malloc(sizeof *w);
-    if (!w) return CZ_ERR_NOMEM;
-    cz_status st = be_prepare(ctx, params, job, &w->job, msg, msglen);
-    if (st != CZ_OK) {
-        free(w);
-        return st;
-    }
-    w->kind = L->c->kind;
-    *prepared = w;
-    return CZ_OK;
-}
-
-static void be_release_wrapped(void *ctx, void *prepared)
-{
-    be_release(ctx, prepared);
-    prepared_t *w = prepared;
-    if (!w) return;
-    w->kind->free_job(w->job);
-    free(w);
-}
-
-/* The vtable callbacks see job->prepared as the wrapper; unwrap. */
-static cz_engine_job_view unwrap(const cz_engine_job_view *job)
-{
-    cz_engine_job_view v = *job;
-    v.prepared = job->prepared ? ((prepared_t *)job->prepared)->job : NULL;
-    return v;
-}
-
-static cz_status be_synth_w(void *ctx, void *params, const cz_engine_job_view *job, uint32_t part,
-                            const cz_engine_cancel_token *cancel, void **out, cz_engine_timings *t, char *msg,
-                            size_t msglen)
-{
-    cz_engine_job_view v = unwrap(job);
-    return be_synth(ctx, params, &v, part, cancel, out, t, msg, msglen);
-}
-
-static cz_status be_verify_w(void *ctx, void *params, const cz_engine_job_view *job, const uint8_t *proof,
-                             size_t proof_len, char *msg, size_t msglen)
-{
-    cz_engine_job_view v = unwrap(job);
-    return be_verify(ctx, params, &v, proof, proof_len, msg, msglen);
 }
 
 cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_config *cfg, cz_errbuf *err)
@@ -513,14 +482,14 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
     out->estimate = be_estimate;
     out->load_params = be_load;
     out->unload_params = be_unload;
-    out->prepare_job = be_prepare_wrapped;
-    out->release_job = be_release_wrapped;
-    out->synthesize = be_synth_w;
+    out->prepare_job = be_prepare;
+    out->release_job = be_release;
+    out->synthesize = be_synth;
     out->prove_start = be_prove_start;
     out->prove_finish = be_prove_finish;
     out->free_synth = be_free_synth;
     out->free_pending = be_free_pending;
-    out->verify = be_verify_w;
+    out->verify = be_verify;
     out->backend_locks_device = false;
     return CZ_OK;
 }
