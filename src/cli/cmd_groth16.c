@@ -79,6 +79,43 @@ static int make_backend(cz_engine_backend *be, int argc, char **argv, bool auto_
     return st == CZ_OK ? 0 : fail("backend", st, &e);
 }
 
+/* The arguments every native-circuit command shares: --circuit, --params
+ * (base of the .params/.meta/.cache files), --payload, --partitions, and
+ * optionally --proof; files are read here. */
+typedef struct {
+    const char *circuit;
+    char *base;
+    uint8_t *payload, *proof;
+    size_t payload_len, proof_len;
+    long parts;
+} job_args;
+
+static void job_args_free(job_args *j)
+{
+    free(j->base);
+    free(j->payload);
+    free(j->proof);
+}
+
+/* 0 on success; 2 on a usage error (the caller prints its usage); 1 when a
+ * file cannot be read (already reported). */
+static int job_args_load(job_args *j, int argc, char **argv, bool need_proof)
+{
+    memset(j, 0, sizeof *j);
+    j->circuit = cz_arg_str(argc, argv, "--circuit", NULL);
+    j->parts = cz_arg_long(argc, argv, "--partitions", 1);
+    const char *payload_path = cz_arg_str(argc, argv, "--payload", NULL);
+    const char *proof_path = cz_arg_str(argc, argv, "--proof", NULL);
+    if (!j->circuit || j->parts < 1 || j->parts > 65536 || (need_proof && !proof_path)) return 2;
+    if ((payload_path && !(j->payload = slurp(payload_path, &j->payload_len))) ||
+        (proof_path && !(j->proof = slurp(proof_path, &j->proof_len)))) {
+        job_args_free(j);
+        return 1;
+    }
+    j->base = base_of(cz_arg_str(argc, argv, "--params", NULL));
+    return 0;
+}
+
 int cz_cmd_setup(int argc, char **argv)
 {
     const char *circuit = cz_arg_str(argc, argv, "--circuit", NULL);
@@ -153,43 +190,38 @@ static int snarkjs_prove(int argc, char **argv)
 int cz_cmd_prove(int argc, char **argv)
 {
     if (cz_arg_str(argc, argv, "--zkey", NULL)) return snarkjs_prove(argc, argv);
-    const char *circuit = cz_arg_str(argc, argv, "--circuit", NULL);
-    const char *params = cz_arg_str(argc, argv, "--params", NULL);
-    const char *payload_path = cz_arg_str(argc, argv, "--payload", NULL);
     const char *out = cz_arg_str(argc, argv, "-o", NULL);
-    long parts = cz_arg_long(argc, argv, "--partitions", 1);
-    if (!circuit || !out || parts < 1 || parts > 65536) {
+    job_args ja;
+    int rc = out ? job_args_load(&ja, argc, argv, false) : 2;
+    if (rc == 2)
         fprintf(stderr, "usage: cuzk prove --circuit ID [--params FILE.params] [--payload P.json] [--partitions N] "
                         "-o proof.bin\n   or: cuzk prove --zkey C.zkey --wtns C.wtns --proof proof.json "
                         "--public public.json [--r1cs C.r1cs]\n");
-        return 2;
-    }
-    size_t plen = 0;
-    uint8_t *payload = payload_path ? slurp(payload_path, &plen) : NULL;
-    if (payload_path && !payload) return 1;
+    if (rc) return rc;
     cz_engine_backend be;
     if (make_backend(&be, argc, argv, false)) {
-        free(payload);
+        job_args_free(&ja);
         return 1;
     }
-    char *base = base_of(params);
-    uint8_t *proof = malloc((size_t)parts * CZ_GROTH16_PROOF_BYTES);
+    size_t len = (size_t)ja.parts * CZ_GROTH16_PROOF_BYTES;
+    uint8_t *proof = malloc(len);
     cz_errbuf e = {{0}};
     cz_prover_timings pt;
     double t0 = cz_now_ns();
-    cz_status st = proof ? cz_prover_prove(&be, circuit, base, payload, plen, (uint32_t)parts, true, proof, &pt, &e)
+    cz_status st = proof ? cz_prover_prove(&be, ja.circuit, ja.base, ja.payload, ja.payload_len, (uint32_t)ja.parts,
+                                           true, proof, &pt, &e)
                          : CZ_ERR_NOMEM;
-    const cz_groth16_timings t = pt.g;
-    int rc = st == CZ_OK ? spit(out, proof, (size_t)parts * CZ_GROTH16_PROOF_BYTES) : fail("prove", st, &e);
-    if (!rc)
+    rc = st == CZ_OK ? spit(out, proof, len) : fail("prove", st, &e);
+    if (!rc) {
+        const cz_groth16_timings *t = &pt.g;
         fprintf(stderr,
                 "proved %ld partition(s) in %.1f ms (check %.1f, synth %.1f, ntt %.1f, msm h %.1f l %.1f a %.1f "
                 "b_g1 %.1f, b_g2 %.1f, finish %.1f) -> %s\n",
-                parts, (cz_now_ns() - t0) / 1e6, pt.check_ms, pt.synth_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b_g1_ms,
-                t.b_g2_ms, t.finish_ms, out);
+                ja.parts, (cz_now_ns() - t0) / 1e6, pt.check_ms, pt.synth_ms, t->ntt_ms, t->msm_h_ms, t->msm_l_ms,
+                t->msm_a_ms, t->msm_b_g1_ms, t->b_g2_ms, t->finish_ms, out);
+    }
     free(proof);
-    free(base);
-    free(payload);
+    job_args_free(&ja);
     cz_prover_backend_destroy(&be);
     return rc;
 }
@@ -235,98 +267,71 @@ static int snarkjs_verify(int argc, char **argv)
 int cz_cmd_verify(int argc, char **argv)
 {
     if (cz_arg_str(argc, argv, "--vk", NULL)) return snarkjs_verify(argc, argv);
-    const char *circuit = cz_arg_str(argc, argv, "--circuit", NULL);
-    const char *params = cz_arg_str(argc, argv, "--params", NULL);
-    const char *payload_path = cz_arg_str(argc, argv, "--payload", NULL);
-    const char *proof_path = cz_arg_str(argc, argv, "--proof", NULL);
-    long parts = cz_arg_long(argc, argv, "--partitions", 1);
-    if (!circuit || !proof_path || parts < 1 || parts > 65536) {
+    job_args ja;
+    int rc = job_args_load(&ja, argc, argv, true);
+    if (rc == 2)
         fprintf(stderr, "usage: cuzk verify --circuit ID [--params FILE.params] [--payload P.json] [--partitions N] "
                         "--proof proof.bin\n   or: cuzk verify --vk vk.json --proof proof.json --public public.json\n");
-        return 2;
-    }
-    size_t plen = 0, prlen = 0;
-    uint8_t *payload = payload_path ? slurp(payload_path, &plen) : NULL;
-    uint8_t *proof = slurp(proof_path, &prlen);
-    if ((payload_path && !payload) || !proof) {
-        free(payload);
-        free(proof);
-        return 1;
-    }
+    if (rc) return rc;
     cz_engine_backend be;
-    int rc = make_backend(&be, argc, argv, false);
+    rc = make_backend(&be, argc, argv, false);
     if (!rc) {
-        char *base = base_of(params);
         cz_errbuf e = {{0}};
-        cz_status st = cz_prover_verify(&be, circuit, base, payload, plen, (uint32_t)parts, proof, prlen, &e);
-        rc = st == CZ_OK ? (printf("OK: %ld partition proof(s) valid\n", parts), 0) : fail("verify", st, &e);
-        free(base);
+        cz_status st = cz_prover_verify(&be, ja.circuit, ja.base, ja.payload, ja.payload_len, (uint32_t)ja.parts,
+                                        ja.proof, ja.proof_len, &e);
+        rc = st == CZ_OK ? (printf("OK: %ld partition proof(s) valid\n", ja.parts), 0) : fail("verify", st, &e);
         cz_prover_backend_destroy(&be);
     }
-    free(payload);
-    free(proof);
+    job_args_free(&ja);
     return rc;
 }
 
 int cz_cmd_export_wtns(int argc, char **argv)
 {
-    const char *circuit = cz_arg_str(argc, argv, "--circuit", NULL);
-    const char *payload_path = cz_arg_str(argc, argv, "--payload", NULL);
     const char *out = cz_arg_str(argc, argv, "-o", NULL);
-    long parts = cz_arg_long(argc, argv, "--partitions", 1), part = cz_arg_long(argc, argv, "--partition", 0);
-    if (!circuit || !out || parts < 1 || part < 0 || part >= parts) {
+    long part = cz_arg_long(argc, argv, "--partition", 0);
+    job_args ja;
+    int rc = out ? job_args_load(&ja, argc, argv, false) : 2;
+    if (rc == 0 && (part < 0 || part >= ja.parts)) {
+        job_args_free(&ja);
+        rc = 2;
+    }
+    if (rc == 2)
         fprintf(stderr, "usage: cuzk export-wtns --circuit ID [--payload P.json] [--partitions N] [--partition I] "
                         "-o out.wtns\n");
-        return 2;
-    }
-    size_t plen = 0;
-    uint8_t *payload = payload_path ? slurp(payload_path, &plen) : NULL;
-    if (payload_path && !payload) return 1;
+    if (rc) return rc;
     cz_engine_backend be;
-    int rc = make_backend(&be, argc, argv, false);
+    rc = make_backend(&be, argc, argv, false);
     if (!rc) {
         cz_errbuf e = {{0}};
-        cz_status st = cz_prover_write_wtns(&be, circuit, payload, plen, (uint32_t)parts, (uint32_t)part, out, &e);
+        cz_status st = cz_prover_write_wtns(&be, ja.circuit, ja.payload, ja.payload_len, (uint32_t)ja.parts,
+                                            (uint32_t)part, out, &e);
         rc = st == CZ_OK ? 0 : fail("export-wtns", st, &e);
         cz_prover_backend_destroy(&be);
     }
-    free(payload);
+    job_args_free(&ja);
     return rc;
 }
 
 int cz_cmd_export_json(int argc, char **argv)
 {
-    const char *circuit = cz_arg_str(argc, argv, "--circuit", NULL);
-    const char *params = cz_arg_str(argc, argv, "--params", NULL);
-    const char *payload_path = cz_arg_str(argc, argv, "--payload", NULL);
-    const char *proof_path = cz_arg_str(argc, argv, "--proof", NULL);
     const char *dir = cz_arg_str(argc, argv, "-o", NULL);
-    long parts = cz_arg_long(argc, argv, "--partitions", 1);
-    if (!circuit || !dir || parts < 1 || parts > 65536) {
+    job_args ja;
+    int rc = dir ? job_args_load(&ja, argc, argv, false) : 2;
+    if (rc == 2)
         fprintf(stderr, "usage: cuzk export-json --circuit ID [--params FILE.params] [--payload P.json --partitions N "
                         "--proof proof.bin] -o DIR\n  writes DIR/vk.json and, with a proof, DIR/proof_<i>.json and "
                         "DIR/public_<i>.json (snarkjs format)\n");
-        return 2;
-    }
-    size_t plen = 0, prlen = 0;
-    uint8_t *payload = payload_path ? slurp(payload_path, &plen) : NULL;
-    uint8_t *proof = proof_path ? slurp(proof_path, &prlen) : NULL;
-    if ((payload_path && !payload) || (proof_path && !proof)) {
-        free(payload);
-        free(proof);
-        return 1;
-    }
+    if (rc) return rc;
     cz_engine_backend be;
-    int rc = make_backend(&be, argc, argv, false);
+    rc = make_backend(&be, argc, argv, false);
     if (!rc) {
-        char *base = base_of(params);
         cz_errbuf e = {{0}};
-        cz_status st = cz_prover_export_json(&be, circuit, base, payload, plen, (uint32_t)parts, proof, prlen, dir, &e);
+        cz_status st = cz_prover_export_json(&be, ja.circuit, ja.base, ja.payload, ja.payload_len, (uint32_t)ja.parts,
+                                             ja.proof, ja.proof_len, dir, &e);
         rc = st == CZ_OK ? 0 : fail("export-json", st, &e);
-        free(base);
         cz_prover_backend_destroy(&be);
     }
-    free(payload);
-    free(proof);
+    job_args_free(&ja);
     return rc;
 }
