@@ -22,7 +22,10 @@
  *     excess when many points share a bucket); buckets are reduced by
  *     running sums (affine buckets: in lanes of >= 16 buckets advanced
  *     together, so the running-sum additions are batched too); windows
- *     are combined by c doublings each.
+ *     are combined by c doublings each. On x86-64 CPUs with AVX-512
+ *     IFMA the G1 batches are computed eight additions at a time in
+ *     vector lanes (src/msm/msm_g1_x8.c; same result, about 2x faster);
+ *     cz_msm_opts.no_simd turns that off.
  *  3. Tasks are claimed dynamically by the pool's threads; the result is
  *     the same group element whatever the thread count.
  *
@@ -38,7 +41,8 @@
  *   that are never written cost no RAM) + 2 flag bytes per bucket + a batch
  *   of min(2^(c-1)/4, 1024) entries × (one field element + 16 B) and a
  *   retry queue of as many 16 B entries; the split pass's 256 affine
- *   accumulators (~95 KB | ~180 KB); plus one XYZZ point per
+ *   accumulators (~95 KB | ~180 KB); G1 with AVX-512 IFMA: + 384 B per batch
+ *   entry of lane scratch (≈ 390 KB at c >= 13); plus one XYZZ point per
  *   (window, range) (at most 257 × 4T) and per split chunk (at most 4T).
  *   XYZZ-only buckets serve windows below 8 (G1) / 6 (G2) unless forced.
  *   E.g. G1 at c = 16: ≈ 9.5 MB per thread of which ≈ 3.2 MB is touched
@@ -84,6 +88,7 @@ typedef struct {
     bool affine;           /* batch-affine buckets */
     unsigned batch;        /* batch size (affine) */
     unsigned threads;      /* pool size used for planning */
+    bool simd;             /* G1 batch additions ran on AVX-512 IFMA lanes */
     size_t n_zero, n_one, n_general;
     size_t scratch_bytes;  /* bytes of scratch this call used */
 } cz_msm_info;
@@ -92,10 +97,16 @@ typedef struct {
     unsigned window;           /* 0: automatic; 1..CZ_MSM_MAX_WINDOW: forced */
     cz_msm_buckets buckets;    /* bucket representation */
     bool no_split;             /* run 0/1 scalars through Pippenger too (tests) */
+    bool no_simd;              /* scalar G1 batch additions even where AVX-512 IFMA
+                                  is available (tests, comparisons) */
     void *scratch;             /* caller-owned scratch, or NULL */
     size_t scratch_size;       /* its size in bytes (>= cz_msm_gX_scratch_size) */
     cz_msm_info *info;         /* if not NULL, receives the resolved configuration */
 } cz_msm_opts;
+
+/* True when this CPU runs the G1 batch additions on AVX-512 IFMA lanes
+ * (x86-64 with AVX-512F and AVX-512 IFMA). */
+bool cz_msm_simd_available(void);
 
 /* Canonical scalars from Fr elements (Montgomery form), in parallel.
  * out may be the same array as in (cast), converting in place. */
@@ -106,6 +117,10 @@ void cz_msm_scalars_from_fr(cz_scalar *out, const cz_fr *in, size_t n, cz_pool *
 /* Scratch bytes a call over n points with this pool and opts may use (an               */  \
 /* upper bound for any scalar values; opts->scratch is ignored; opts may be NULL).      */  \
 size_t cz_msm_##G##_scratch_size(size_t n, const cz_pool *pool, const cz_msm_opts *opts);   \
+/* The part of that bound a call normally writes (RSS counts written pages       */  \
+/* only): the affine slots' XYZZ overflow buckets, touched only when many points  */  \
+/* share a bucket, are left out. For memory budgets, not for allocation.         */  \
+size_t cz_msm_##G##_scratch_resident(size_t n, const cz_pool *pool, const cz_msm_opts *opts); \
 /* out = sum scalars[i]·bases[i], i < n. n = 0 gives infinity. opts may be NULL.        */  \
 /* Errors: CZ_ERR_INVALID_ARG (NULL arrays with n > 0, window out of range, scratch     */  \
 /* too small), CZ_ERR_NOMEM.                                                             */  \

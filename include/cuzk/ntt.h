@@ -47,6 +47,15 @@ typedef struct cz_ntt_domain cz_ntt_domain;
  * build; NULL = serial). CZ_ERR_INVALID_ARG when log_n > CZ_NTT_MAX_LOG_N,
  * CZ_ERR_NOMEM when the tables do not fit. */
 CZ_WUR cz_status cz_ntt_domain_create(cz_ntt_domain **out, unsigned log_n, cz_pool *pool);
+
+/* AVX-512 IFMA butterflies (x86-64 CPUs with AVX-512F + IFMA): on by
+ * default where available; results are identical either way.
+ * cz_ntt_set_simd(false) forces the scalar kernels (tests, comparisons);
+ * it is process-wide and not thread safe: call it with no transform
+ * running. */
+bool cz_ntt_simd_available(void);
+bool cz_ntt_simd_enabled(void);
+void cz_ntt_set_simd(bool on);
 void cz_ntt_domain_free(cz_ntt_domain *d);
 unsigned cz_ntt_domain_log_n(const cz_ntt_domain *d);
 size_t cz_ntt_domain_size(const cz_ntt_domain *d);

@@ -1,7 +1,7 @@
 /*
  * cuzk bench msm --group g1|g2 --log-n K --threads T [--json]
  *                [--window C] [--buckets auto|xyzz|affine] [--samples S]
- *                [--zeros PCT] [--ones PCT]
+ *                [--zeros PCT] [--ones PCT] [--no-simd]
  *
  * Times one MSM of 2^K random bases (distinct multiples of the generator,
  * made by a running sum and batch normalisation) and random canonical Fr
@@ -133,12 +133,13 @@ int cz_bench_msm(int argc, char **argv)
     long ones = cz_arg_long(argc, argv, "--ones", 0);
     long samples = cz_arg_long(argc, argv, "--samples", logn >= 18 ? 1 : 3);
     bool json = cz_arg_flag(argc, argv, "--json");
+    bool no_simd = cz_arg_flag(argc, argv, "--no-simd");
     bool g2 = !strcmp(group, "g2");
     if ((!g2 && strcmp(group, "g1")) || logn < 0 || logn > 28 || threads < 1 || threads > 1024 ||
         window < 0 || window > CZ_MSM_MAX_WINDOW || zeros < 0 || ones < 0 || zeros + ones > 100) {
         fprintf(stderr, "usage: cuzk bench msm --group g1|g2 --log-n K --threads T [--json]\n"
                         "       [--window C] [--buckets auto|xyzz|affine] [--samples S]\n"
-                        "       [--zeros PCT] [--ones PCT]\n");
+                        "       [--zeros PCT] [--ones PCT] [--no-simd]\n");
         return 2;
     }
     cz_msm_info info;
@@ -147,6 +148,7 @@ int cz_bench_msm(int argc, char **argv)
     o.buckets = !strcmp(bk, "xyzz") ? CZ_MSM_BUCKETS_XYZZ
               : !strcmp(bk, "affine") ? CZ_MSM_BUCKETS_AFFINE : CZ_MSM_BUCKETS_AUTO;
     o.info = &info;
+    o.no_simd = no_simd;
     /* the calling thread takes part in the work: T threads = T-1 workers */
     cz_pool *pool = NULL;
     if (threads > 1 && cz_pool_create(&pool, (unsigned)threads - 1, "bmsm") != CZ_OK) {
@@ -167,9 +169,10 @@ int cz_bench_msm(int argc, char **argv)
     snprintf(extra, sizeof extra,
              "\"group\":\"%s\",\"log_n\":%ld,\"threads\":%ld,\"window\":%u,\"nwin\":%u,"
              "\"parts\":%u,\"buckets\":\"%s\",\"batch\":%u,\"zeros\":%ld,\"ones\":%ld,"
-             "\"scratch_bytes\":%zu",
+             "\"scratch_bytes\":%zu,\"simd\":%s",
              group, logn, threads, info.window, info.nwin, info.nparts,
-             info.affine ? "affine" : "xyzz", info.batch, zeros, ones, info.scratch_bytes);
+             info.affine ? "affine" : "xyzz", info.batch, zeros, ones, info.scratch_bytes,
+             info.simd ? "true" : "false");
     snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld", group, logn, threads);
     cz_bench_report_add(r, name, ms, "ms", extra);
     snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld_per_point", group, logn, threads);

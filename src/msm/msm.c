@@ -13,7 +13,17 @@
 #define S(name) g1_msm_##name
 #define MSM_PUB(x) cz_msm_g1##x
 #define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G1
+#define ENTRY_T cz_msm_g1_entry
+#if CZ_MSM_HAVE_X8
+#define FLUSH_X8 cz__msm_g1_flush_x8
+#define X8_SCRATCH(cap) cz__msm_g1_x8_scratch(cap)
+#define X8_USABLE() cz__msm_x8_supported()
+#endif
 #include "msm_impl.h"
+#undef ENTRY_T
+#undef FLUSH_X8
+#undef X8_SCRATCH
+#undef X8_USABLE
 #undef AFF
 #undef XYZZ
 #undef JAC

@@ -5,6 +5,8 @@
 #include "msm_internal.h"
 #include <math.h>
 
+bool cz_msm_simd_available(void) { return cz__msm_x8_supported(); }
+
 unsigned cz__msm_threads(const cz_pool *pool)
 {
     /* the pool's workers, plus the calling thread, which takes part */
@@ -42,40 +44,57 @@ static bool use_affine(const cz_msm_opts *o, unsigned c, unsigned affine_min)
 
 /*
  * Cost model, in units of one mixed (XYZZ + affine) addition:
- *  - per window and point range: m/np bucket additions (batched affine
- *    ≈ 0.66 plus one inversion, ≈ 4 additions, per batch; XYZZ 1.0; 5%
- *    dearer per bit of c past 14, as the buckets leave L2) and the
- *    running-sum reduction of 2^(c-1) buckets (batched affine: two affine
- *    additions each, ≈ 1.5; XYZZ: one mixed + one full addition, ≈ 2.8);
- *  - tasks are spread over T threads, so the wall cost is rounds × task;
+ *  - per window and point range: m/np bucket additions, each window at
+ *    its effective width kb (the top window sees only the scalars' top
+ *    bits: few buckets, run with XYZZ buckets below affine_min, and only a
+ *    fraction 1 - 2^-kb of its digits is nonzero). Batched affine costs
+ *    A per addition plus one inversion (I additions) per batch; XYZZ 1.0;
+ *    5% dearer per bit of kb past 14, as the buckets leave L2. A and I:
+ *    scalar 0.66 and 4; eight-lane IFMA (x8) 0.30 and 8 (the inversion
+ *    also combines the eight lanes), measured at 2^16..2^20 (AMD Zen 4).
+ *    With x8 a narrow top window is expensive next to the others, which
+ *    is why c = 16 (16 windows, none narrow) often wins for 255-bit
+ *    scalars.
+ *  - the running-sum reduction of 2^(kb-1) buckets: batched affine two
+ *    additions each (≈ 1.5 scalar, ≈ 0.7 x8); XYZZ ≈ 2.8;
+ *  - tasks are spread over T threads: wall ≈ rounds × mean task;
  *  - serial tail: summing the nwin × np partial results and ~maxbits
  *    doublings.
  */
 void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
-                  const cz_msm_opts *opts, unsigned cap_c, unsigned affine_min)
+                  const cz_msm_opts *opts, unsigned cap_c, unsigned affine_min, bool x8)
 {
     unsigned forced = opts ? opts->window : 0;
+    bool forced_affine = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
     unsigned cmin = 1, cmax = cap_c < CZ_MSM_MAX_WINDOW ? cap_c : CZ_MSM_MAX_WINDOW;
     if (cmax < 1) cmax = 1;
     if (forced) cmin = cmax = forced;
     unsigned maxparts = threads == 1 ? 1 : threads * 4;
     if (maxparts > CZ_MSM_MAX_PARTS) maxparts = CZ_MSM_MAX_PARTS;
+    const double A = x8 ? 0.30 : 0.66, I = x8 ? 8.0 : 4.0, RA = x8 ? 0.7 : 1.5;
 
     double best = INFINITY;
     pl->c = cmin;
     pl->nparts = 1;
     for (unsigned c = cmin; c <= cmax; c++) {
         bool aff = use_affine(opts, c, affine_min);
-        double acc = aff ? 0.66 + 4.0 / cz__msm_batch_size(c) : 1.0;
-        /* past ~1 MB of buckets (c > 14) each addition misses L2 more often */
-        if (c > 14) acc *= 1.0 + 0.05 * (c - 14);
-        double red = aff ? 1.5 : 2.8;
-        double k = (double)((size_t)1 << (c - 1));
         unsigned nwin = (maxbits + 1 + c - 1) / c;
+        /* per-point cost summed over the windows, and the bucket reductions */
+        double add = 0, red = 0;
+        for (unsigned w = 0; w < nwin; w++) {
+            unsigned kb = cz__msm_window_bits(maxbits, c, w);
+            bool waff = aff && (kb >= affine_min || forced_affine);
+            double a = waff ? A + I / cz__msm_batch_size(kb) : 1.0;
+            if (kb > 14) a *= 1.0 + 0.05 * (kb - 14);
+            if (kb < 8) a *= 1.0 - 1.0 / (double)(1u << kb);
+            add += a;
+            red += (double)((size_t)1 << (kb - 1)) * (waff ? RA : 2.8);
+        }
         for (unsigned np = 1; np <= maxparts; np++) {
-            double rounds = ceil((double)nwin * np / threads);
-            double task = (double)m / np * acc + k * red;
-            double cost = rounds * task + (double)nwin * np * 1.4 + (double)maxbits * 1.2;
+            double ntasks = (double)nwin * np;
+            double rounds = ceil(ntasks / threads);
+            double task = ((double)m / np * add + red) / nwin;
+            double cost = rounds * task + ntasks * 1.4 + (double)maxbits * 1.2;
             if (cost < best) {
                 best = cost;
                 pl->c = c;

@@ -10,6 +10,10 @@
  *   S(name)                static helper name, unique per group
  *   MSM_PUB(suffix)        public name: MSM_PUB(_density) -> cz_msm_g1_density
  *   AFFINE_MIN             smallest window given affine buckets in AUTO mode
+ *   ENTRY_T (optional)     the batch entry type (G1: cz_msm_g1_entry, shared
+ *                          with the eight-lane flush)
+ *   FLUSH_X8 (optional)    eight-lane flush (bk, entries, n, scratch) and
+ *   X8_SCRATCH(cap)        its scratch bytes; X8_USABLE() true when it may run
  *
  * Scratch layout (one block, 64-byte aligned pieces):
  *   [ones partial sums: nchunks XYZZ][slot 0]...[slot T-1]
@@ -23,12 +27,19 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#ifdef ENTRY_T
+typedef ENTRY_T S(entry);
+#else
 typedef struct {
     const AFF *p;
     uint32_t b;     /* bucket */
     uint8_t neg;    /* add -P */
     uint8_t dbl;    /* P == bucket: doubling */
 } S(entry);
+#endif
+#ifndef FLUSH_X8
+#define X8_SCRATCH(cap) ((size_t)0)
+#endif
 
 typedef struct {
     const AFF *bases;
@@ -37,6 +48,7 @@ typedef struct {
     size_t nscalars;
     const uint64_t *bm;          /* density bitmap or NULL */
     bool split;
+    bool x8;                     /* eight-lane flush */
     /* split pass */
     size_t nchunks;
     size_t chunk_lo[CZ_MSM_MAX_CHUNKS + 1];
@@ -62,7 +74,8 @@ static size_t S(align64)(size_t x) { return (x + 63) & ~(size_t)63; }
 static size_t S(affine_slot_bytes)(size_t k, size_t cap)
 {
     return S(align64)(k * sizeof(AFF)) + S(align64)(k * sizeof(XYZZ)) +
-           S(align64)(cap * sizeof(FT)) + S(align64)(2 * cap * sizeof(S(entry))) + S(align64)(2 * k);
+           S(align64)(cap * sizeof(FT)) + S(align64)(2 * cap * sizeof(S(entry))) + S(align64)(2 * k) +
+           S(align64)(X8_SCRATCH(cap));
 }
 
 static size_t S(slot_bytes)(unsigned c, bool affine)
@@ -141,6 +154,7 @@ typedef struct {
     uint8_t *busy;  /* bk[b] has an addition pending in the batch */
     S(entry) *batch, *queue;
     FT *pre;
+    void *x8;       /* eight-lane flush scratch, NULL: scalar flush */
     unsigned nb, nq, cap;
     bool ovf_used;
 } S(abatch);
@@ -152,6 +166,14 @@ static void S(flush)(S(abatch) *st)
 {
     unsigned n = st->nb;
     if (!n) return;
+#ifdef FLUSH_X8
+    if (st->x8 && n >= CZ_MSM_X8_MIN_BATCH) {
+        FLUSH_X8(st->bk, st->batch, n, st->x8);
+        for (unsigned i = 0; i < n; i++) st->busy[st->batch[i].b] = 0;
+        st->nb = 0;
+        return;
+    }
+#endif
     FT acc, den, inv, t, lam, x3, y3;
     /* forward: pre[i] = den_0 · ... · den_{i-1} */
     for (unsigned i = 0; i < n; i++) {
@@ -315,7 +337,7 @@ static void S(finish)(S(abatch) *st)
 }
 
 /* Carves an affine bucket set of k buckets and batch size cap out of a slot. */
-static void S(abatch_init)(S(abatch) *st, unsigned char *q, size_t k, unsigned cap)
+static void S(abatch_init)(S(abatch) *st, unsigned char *q, size_t k, unsigned cap, bool x8)
 {
     st->bk = (AFF *)q;
     q += S(align64)(k * sizeof(AFF));
@@ -328,6 +350,8 @@ static void S(abatch_init)(S(abatch) *st, unsigned char *q, size_t k, unsigned c
     q += S(align64)(2 * (size_t)cap * sizeof(S(entry)));
     st->occ = q;
     st->busy = q + k;
+    q += S(align64)(2 * k);
+    st->x8 = x8 && X8_SCRATCH(cap) ? q : NULL;
     memset(st->occ, 0, 2 * k);
     st->nb = st->nq = 0;
     st->cap = cap;
@@ -360,6 +384,7 @@ static void S(reduce_lanes)(S(abatch) *st, size_t k, XYZZ *out)
     memset(ls.occ, 0, 4 * nl);
     ls.ovf = NULL;
     ls.pre = st->pre;
+    ls.x8 = st->x8;
     ls.batch = st->batch;
     ls.queue = NULL;
     ls.nb = ls.nq = 0;
@@ -397,7 +422,7 @@ static void S(split_chunk)(S(ctx) *x, unsigned char *slot, size_t ch)
 {
     const unsigned K = CZ_MSM_ONES_BATCH;
     S(abatch) st;
-    S(abatch_init)(&st, slot, K, K);
+    S(abatch_init)(&st, slot, K, K, x->x8);
     cz_msm_cursor it = {x->scalars, x->bm, x->chunk_pos[ch]};
     XYZZ acc;
     uint64_t orb[4] = {0, 0, 0, 0};
@@ -451,7 +476,7 @@ static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigne
     const size_t k = (size_t)1 << (kb - 1);
     const unsigned cap = cz__msm_batch_size(kb);
     S(abatch) st;
-    S(abatch_init)(&st, slot, k, cap);
+    S(abatch_init)(&st, slot, k, cap, x->x8);
 
     /* Buckets are touched in random order and outgrow L2 from c ~ 14: the
      * bucket of each point is prefetched PF points ahead (ring of pending
@@ -534,8 +559,7 @@ static void S(worker)(void *arg, size_t slot_i)
          * sized for all of them would be mostly conflicts (a handful of
          * buckets, one inversion per few points): size the buckets and the
          * batch by the digits that can occur, and use XYZZ when few. */
-        unsigned kb = x->pl.c;
-        if (x->maxbits < (win + 1) * x->pl.c) kb = x->maxbits > win * x->pl.c ? x->maxbits - win * x->pl.c + 1 : 1;
+        unsigned kb = cz__msm_window_bits(x->maxbits, x->pl.c, win);
         if (x->pl.affine && (kb >= AFFINE_MIN || x->affine_forced))
             S(task_affine)(x, slot, win, part, out, kb);
         else
@@ -550,10 +574,29 @@ static unsigned S(bitlen)(const uint64_t o[4])
     return 0;
 }
 
-/* The plan used for the scratch bound: every scalar general, 256 bits. */
+static bool S(use_x8)(const cz_msm_opts *opts)
+{
+#ifdef FLUSH_X8
+    return X8_USABLE() && !(opts && opts->no_simd);
+#else
+    (void)opts;
+    return false;
+#endif
+}
+
+/* The plan used for the scratch bound: every scalar general. The real
+ * plan is capped at this c; since the best c depends on how the top window
+ * falls, the widest c chosen for any width from 250 to 256 bits is kept,
+ * so that the cap does not bind for full-width scalars. */
 static void S(bound_plan)(cz_msm_plan *pl, size_t n, unsigned threads, const cz_msm_opts *opts)
 {
-    cz__msm_plan(pl, n, 256, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN);
+    bool x8 = S(use_x8)(opts);
+    cz__msm_plan(pl, n, 256, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8);
+    for (unsigned bits = 250; bits < 256; bits++) {
+        cz_msm_plan t;
+        cz__msm_plan(&t, n, bits, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8);
+        if (t.c > pl->c) pl->c = t.c;
+    }
     /* the real call may pick a smaller c (c <= this one), hence up to 257
      * windows, and at most 4T ranges */
     pl->nwin = 257;
@@ -567,6 +610,26 @@ size_t MSM_PUB(_scratch_size)(size_t n, const cz_pool *pool, const cz_msm_opts *
     cz_msm_plan pl;
     S(bound_plan)(&pl, n, th, opts);
     return S(scratch_bytes)(&pl, cz__msm_nchunks(n, th), opts);
+}
+
+size_t MSM_PUB(_scratch_resident)(size_t n, const cz_pool *pool, const cz_msm_opts *opts)
+{
+    unsigned th = cz__msm_threads(pool);
+    cz_msm_plan pl;
+    S(bound_plan)(&pl, n, th, opts);
+    size_t all = S(scratch_bytes)(&pl, cz__msm_nchunks(n, th), opts);
+    bool xyzz_only = opts && opts->buckets == CZ_MSM_BUCKETS_XYZZ;
+    if (xyzz_only) return all;
+    /* a slot is the largest of its three uses; take the overflow area out
+     * of each and keep the largest remainder */
+    unsigned cx = pl.c < AFFINE_MIN ? pl.c : AFFINE_MIN - 1;
+    size_t k = (size_t)1 << (pl.c - 1);
+    size_t a = S(slot_bytes)(pl.c, true) - S(align64)(k * sizeof(XYZZ));
+    size_t o = S(affine_slot_bytes)(CZ_MSM_ONES_BATCH, CZ_MSM_ONES_BATCH) -
+               S(align64)(CZ_MSM_ONES_BATCH * sizeof(XYZZ));
+    size_t x = S(slot_bytes)(cx, false), m = a > o ? a : o;
+    if (x > m) m = x;
+    return all - (size_t)th * (S(slot_bytes_max)(pl.c, opts) - m);
 }
 
 static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *scalars,
@@ -589,6 +652,7 @@ static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *s
     x->nscalars = nscalars;
     x->bm = bm;
     x->split = !(opts && opts->no_split);
+    x->x8 = S(use_x8)(opts);
 
     /* scratch: the bound for n (independent of the scalar values) */
     cz_msm_plan bound;
@@ -637,7 +701,7 @@ static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *s
     /* 2. Pippenger over the general scalars */
     unsigned maxbits = S(bitlen)(orb);
     if (cnt[2]) {
-        cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c, AFFINE_MIN);
+        cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c, AFFINE_MIN, x->x8);
         x->maxbits = maxbits;
         x->affine_forced = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
         if (x->pl.nparts > n) x->pl.nparts = (unsigned)n;
@@ -669,6 +733,7 @@ static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *s
         info->affine = cnt[2] ? x->pl.affine : false;
         info->batch = cnt[2] && x->pl.affine ? x->pl.batch : 0;
         info->threads = th;
+        info->simd = x->x8;
         info->n_zero = cnt[0];
         info->n_one = cnt[1];
         info->n_general = cnt[2];

@@ -23,6 +23,38 @@
 /* Affine accumulators (and batch size) of the split pass's sum of 1-scalars. */
 #define CZ_MSM_ONES_BATCH 256u
 
+/* The eight-lane AVX-512 IFMA batch addition for G1 (msm_g1_x8.c) is built
+ * on x86-64 with GCC or Clang; it runs only when the CPU has it. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CZ_MSM_HAVE_X8 1
+#else
+#define CZ_MSM_HAVE_X8 0
+#endif
+/* Smallest batch handed to the eight-lane flush (below it the scalar one
+ * is as fast: a lane group is padded to eight). */
+#define CZ_MSM_X8_MIN_BATCH 8u
+
+/* One pending batch addition bucket[b] += (neg ? -*p : *p) (dbl: *p equals
+ * the bucket, a doubling). Layout shared by msm_impl.h's G1 entry. */
+typedef struct {
+    const cz_g1_affine *p;
+    uint32_t b;
+    uint8_t neg;
+    uint8_t dbl;
+} cz_msm_g1_entry;
+
+/* True when the CPU has AVX-512F and AVX-512 IFMA (and the code is built). */
+bool cz__msm_x8_supported(void);
+/* Scratch bytes the eight-lane flush of a batch of up to cap entries needs
+ * (0 when not built). */
+size_t cz__msm_g1_x8_scratch(unsigned cap);
+/* Applies the n (>= 1) pending additions of e to the affine buckets bk with
+ * one inversion, eight lanes at a time: the same result as the scalar flush
+ * of msm_impl.h (buckets canonical on entry and exit, every e[i].b distinct,
+ * no e[i].p inside a bucket written by this batch). Run only when
+ * cz__msm_x8_supported(). */
+void cz__msm_g1_flush_x8(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch);
+
 typedef struct {
     unsigned c, nwin, nparts, batch, threads;
     unsigned affine_min; /* smallest effective window run with affine buckets */
@@ -37,7 +69,16 @@ unsigned cz__msm_threads(const cz_pool *pool);
  * mode for m general scalars of at most maxbits bits. cap_c bounds c
  * (so that the scratch bound computed for n covers every m <= n). */
 void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
-                  const cz_msm_opts *opts, unsigned cap_c, unsigned affine_min);
+                  const cz_msm_opts *opts, unsigned cap_c, unsigned affine_min, bool x8);
+
+/* Effective width of window win (c bits, scalars of at most maxbits bits):
+ * the top windows see only the scalars' top bits, so their digits are at
+ * most 2^(kb-1) and 2^(kb-1) buckets serve them. */
+static inline unsigned cz__msm_window_bits(unsigned maxbits, unsigned c, unsigned win)
+{
+    if (maxbits >= (win + 1) * c) return c;
+    return maxbits > win * c ? maxbits - win * c + 1 : 1;
+}
 
 /* Batch size for 2^(c-1) affine buckets. */
 unsigned cz__msm_batch_size(unsigned c);

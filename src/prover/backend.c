@@ -153,12 +153,12 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
      *    the H MSM allocates its scratch S1; the canonical scalars (32 B/var)
      *    join the witness: 64·nvars + max(0, S1 - 64·m) beyond abc;
      *  - after prove_start (abc returned): scalars + the B_G2 scratch S2.
-     * S1 is the H MSM's bound for the compute pool. For S2 one thread's
-     * bound is used: the scratch sizes are upper bounds (rarely used
-     * overflow buckets included) of which about a third is ever touched,
-     * and RSS counts touched pages only. */
+     * S1 is the H MSM's scratch for the compute pool, S2 one thread's for
+     * the B_G2 MSM, both as the part normally written
+     * (cz_msm_gX_scratch_resident: RSS counts touched pages only, and the
+     * rarely used overflow buckets are most of the allocation bound). */
     uint64_t nb = c->pce->dens_b_input_count + c->pce->dens_b_aux_count;
-    uint64_t s1 = cz_msm_g1_scratch_size(m - 1, b->pool, NULL), s2 = cz_msm_g2_scratch_size(nb, NULL, NULL);
+    uint64_t s1 = cz_msm_g1_scratch_resident(m - 1, b->pool, NULL), s2 = cz_msm_g2_scratch_resident(nb, NULL, NULL);
     uint64_t in_start = 64 * nvars + (s1 > 64 * m ? s1 - 64 * m : 0), after = 32 * nvars + s2;
     out->rest_bytes = in_start > after ? in_start : after;
     out->proof_bytes = CZ_GROTH16_PROOF_BYTES;

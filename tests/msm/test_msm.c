@@ -23,6 +23,10 @@
 #define G2_MAXC 14
 #endif
 
+/* Paths each check runs: G1 twice (default, then no_simd), G2 once. */
+#define g1_SIMD_PATHS 2
+#define g2_SIMD_PATHS 1
+
 /* pools[t]: t threads in all (t - 1 workers + the caller); 0 and 1: NULL */
 static cz_pool *pools[5];
 
@@ -120,14 +124,21 @@ static void G##_check(const cz_##G##_jac *ref, const cz_##G##_affine *b, const c
     o.buckets = bk;                                                                            \
     o.no_split = no_split;                                                                     \
     o.info = &info;                                                                            \
-    cz_##G##_jac r;                                                                            \
-    assert_int_equal(cz_msm_##G(&r, b, s, n, pool, &o), CZ_OK);                                \
-    if (!cz_##G##_jac_eq(&r, ref)) {                                                           \
-        print_error(#G " mismatch: n=%zu c=%u(%u) buckets=%d split=%d threads=%u\n", n, c,    \
-                    info.window, (int)bk, !no_split, pool ? cz_pool_size(pool) + 1 : 1);         \
-        fail();                                                                                \
+    /* G1: the eight-lane IFMA additions (where the CPU has them) and the    */                \
+    /* scalar ones must both give the reference                               */                \
+    for (int ns = 0; ns < (G##_SIMD_PATHS); ns++) {                                            \
+        cz_##G##_jac r;                                                                        \
+        o.no_simd = ns;                                                                        \
+        assert_int_equal(cz_msm_##G(&r, b, s, n, pool, &o), CZ_OK);                            \
+        if (!cz_##G##_jac_eq(&r, ref)) {                                                       \
+            print_error(#G " mismatch: n=%zu c=%u(%u) buckets=%d split=%d threads=%u simd=%d\n", \
+                        n, c, info.window, (int)bk, !no_split,                                 \
+                        pool ? cz_pool_size(pool) + 1 : 1, (int)info.simd);                    \
+            fail();                                                                            \
+        }                                                                                      \
+        assert_true(c == 0 || info.n_general == 0 || info.window == c);                        \
+        assert_true(!ns || !info.simd);                                                        \
     }                                                                                          \
-    assert_true(c == 0 || info.n_general == 0 || info.window == c);                            \
 }                                                                                              \
 /* every window size (1..maxc), both bucket kinds, with and without split */                   \
 static void G##_check_all(const cz_##G##_affine *b, const cz_scalar *s, size_t n, unsigned maxc) \
@@ -447,6 +458,7 @@ static void test_large_g1(void **state)
         print_message("2^%d, %d threads: c=%u nwin=%u parts=%u affine=%d zero/one/general=%zu/%zu/%zu\n",
                       BIG_LOG, t, info.window, info.nwin, info.nparts, info.affine, info.n_zero,
                       info.n_one, info.n_general);
+        assert_int_equal(info.simd, cz_msm_simd_available());
         assert_true(cz_g1_jac_eq(&r, &ref));
     }
     /* caller-provided scratch, exactly the queried size */

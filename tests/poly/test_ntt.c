@@ -10,7 +10,9 @@
  *  - cz_quotient_h against naive polynomial arithmetic: A, B random of
  *    degree < m, A·B = H·Z + C by long division by Z = X^m − 1, a, b, c
  *    the Horner evaluations on the domain; the result must be H;
- *  - every result identical with a NULL pool and pools of 1, 2, 4 threads.
+ *  - every result identical with a NULL pool and pools of 1, 2, 4 threads;
+ *  - everything twice, on the AVX-512 IFMA kernels (where the CPU has
+ *    them) and on the scalar ones, and the two bit-identical.
  */
 #include "testutil.h"
 #include "cuzk/ntt.h"
@@ -427,12 +429,68 @@ static void domain_args(void **state)
     cz_ntt_domain_free(NULL);
 }
 
+/* The AVX-512 IFMA kernels and the scalar ones give identical arrays for
+ * every transform and the quotient (sizes that use every kernel: short
+ * rows, one inner block, several outer passes). */
+static void simd_matches_scalar(void **state)
+{
+    (void)state;
+    if (!cz_ntt_simd_available()) {
+        print_message("# no AVX-512 IFMA on this CPU: scalar kernels only\n");
+        skip();
+    }
+    const bool prev = cz_ntt_simd_enabled();
+    static const unsigned logs[] = {3, 4, 6, 8, 9, 12, 14, 17};
+    for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
+        unsigned L = logs[li];
+        size_t n = (size_t)1 << L;
+        cz_ntt_domain *d;
+        assert_int_equal(cz_ntt_domain_create(&d, L, NULL), CZ_OK);
+        cz_fr *x[2][3];
+        for (int v = 0; v < 2; v++)
+            for (int i = 0; i < 3; i++) assert_non_null(x[v][i] = malloc(n * sizeof(cz_fr)));
+        for (int op = 0; op < 5; op++) {
+            for (int i = 0; i < 3; i++)
+                for (size_t j = 0; j < n; j++) cz_rng_fr(&x[0][i][j]);
+            for (int i = 0; i < 3; i++) memcpy(x[1][i], x[0][i], n * sizeof(cz_fr));
+            for (int v = 0; v < 2; v++) {
+                cz_ntt_set_simd(v == 0);
+                cz_pool *pool = pools[v ? 1 : NPOOLS - 1];
+                switch (op) {
+                case 0: cz_ntt_forward(pool, d, x[v][0]); break;
+                case 1: cz_ntt_inverse(pool, d, x[v][0]); break;
+                case 2: cz_ntt_coset_forward(pool, d, x[v][0]); break;
+                case 3: cz_ntt_coset_inverse(pool, d, x[v][0]); break;
+                default: cz_quotient_h(pool, d, x[v][0], x[v][1], x[v][2]); break;
+                }
+            }
+            cz_ntt_set_simd(prev);
+            if (memcmp(x[0][0], x[1][0], n * sizeof(cz_fr)) != 0) {
+                print_error("simd and scalar differ: op %d, n = 2^%u\n", op, L);
+                fail();
+            }
+        }
+        for (int v = 0; v < 2; v++)
+            for (int i = 0; i < 3; i++) free(x[v][i]);
+        cz_ntt_domain_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(domain_args),    cmocka_unit_test(naive_small_backends),
         cmocka_unit_test(spot_large),     cmocka_unit_test(roundtrip_big),
         cmocka_unit_test(quotient_naive), cmocka_unit_test(quotient_identity),
+        cmocka_unit_test(simd_matches_scalar),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    /* every test on the default kernels (AVX-512 IFMA where the CPU has
+     * it), then again on the scalar ones */
+    int rc = cmocka_run_group_tests_name("ntt_default", tests, setup, teardown);
+    if (cz_ntt_simd_available()) {
+        cz_ntt_set_simd(false);
+        rc |= cmocka_run_group_tests_name("ntt_scalar", tests, setup, teardown);
+        cz_ntt_set_simd(true);
+    }
+    return rc;
 }
