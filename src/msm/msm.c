@@ -35,20 +35,6 @@
 #undef MSM_PUB
 #undef AFFINE_MIN
 
-/* Variable-time Fp2 inversion through the fast variable-time Fp one:
- * 1/(a0 + a1·u) = (a0 - a1·u)/(a0^2 + a1^2) (u^2 = -1). cz_fp2_inv is
- * constant time (Fermat), ~7x slower; the batch's inversion is public. */
-static void msm_fp2_inv_var(cz_fp2 *r, const cz_fp2 *a)
-{
-    cz_fp t0, t1;
-    cz_fp_sqr(&t0, &a->c0);
-    cz_fp_sqr(&t1, &a->c1);
-    cz_fp_add(&t0, &t0, &t1);
-    cz_fp_inv_var(&t1, &t0);
-    cz_fp_mul(&r->c0, &a->c0, &t1);
-    cz_fp_mul(&r->c1, &a->c1, &t1);
-    cz_fp_neg(&r->c1, &r->c1);
-}
 
 #define AFF cz_g2_affine
 #define XYZZ cz_g2_xyzz
@@ -56,8 +42,14 @@ static void msm_fp2_inv_var(cz_fp2 *r, const cz_fp2 *a)
 #define FT cz_fp2
 #define E(name) cz_g2_##name
 #define F(name) cz_fp2_##name
-#define F_INV msm_fp2_inv_var
+#define F_INV cz__msm_fp2_inv_var
 #define S(name) g2_msm_##name
 #define MSM_PUB(x) cz_msm_g2##x
 #define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G2
+#define ENTRY_T cz_msm_g2_entry
+#if CZ_MSM_HAVE_X8
+#define FLUSH_X8 cz__msm_g2_flush_x8
+#define X8_SCRATCH(cap) cz__msm_g2_x8_scratch(cap)
+#define X8_USABLE() cz__msm_x8_supported()
+#endif
 #include "msm_impl.h"

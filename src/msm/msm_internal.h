@@ -23,7 +23,7 @@
 /* Affine accumulators (and batch size) of the split pass's sum of 1-scalars. */
 #define CZ_MSM_ONES_BATCH 256u
 
-/* The eight-lane AVX-512 IFMA batch addition for G1 (msm_g1_x8.c) is built
+/* The eight-lane AVX-512 IFMA batch additions (msm_x8.c) are built
  * on x86-64 with GCC or Clang; it runs only when the CPU has it. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CZ_MSM_HAVE_X8 1
@@ -43,6 +43,13 @@ typedef struct {
     uint8_t dbl;
 } cz_msm_g1_entry;
 
+typedef struct {
+    const cz_g2_affine *p;
+    uint32_t b;
+    uint8_t neg;
+    uint8_t dbl;
+} cz_msm_g2_entry;
+
 /* True when the CPU has AVX-512F and AVX-512 IFMA (and the code is built). */
 bool cz__msm_x8_supported(void);
 /* Scratch bytes the eight-lane flush of a batch of up to cap entries needs
@@ -54,6 +61,12 @@ size_t cz__msm_g1_x8_scratch(unsigned cap);
  * no e[i].p inside a bucket written by this batch). Run only when
  * cz__msm_x8_supported(). */
 void cz__msm_g1_flush_x8(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch);
+/* The same for G2 (msm_x8.c). */
+size_t cz__msm_g2_x8_scratch(unsigned cap);
+void cz__msm_g2_flush_x8(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);
+/* Variable-time Fp2 inversion through the fast variable-time Fp one
+ * (the batch inversion's input is public); inverse of 0 is 0. */
+void cz__msm_fp2_inv_var(cz_fp2 *r, const cz_fp2 *a);
 
 typedef struct {
     unsigned c, nwin, nparts, batch, threads;

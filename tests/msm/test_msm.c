@@ -23,9 +23,10 @@
 #define G2_MAXC 14
 #endif
 
-/* Paths each check runs: G1 twice (default, then no_simd), G2 once. */
+/* Each check runs the default (AVX-512 IFMA lanes where the CPU has them)
+ * and the scalar batch additions (no_simd). */
 #define g1_SIMD_PATHS 2
-#define g2_SIMD_PATHS 1
+#define g2_SIMD_PATHS 2
 
 /* pools[t]: t threads in all (t - 1 workers + the caller); 0 and 1: NULL */
 static cz_pool *pools[5];
@@ -124,7 +125,7 @@ static void G##_check(const cz_##G##_jac *ref, const cz_##G##_affine *b, const c
     o.buckets = bk;                                                                            \
     o.no_split = no_split;                                                                     \
     o.info = &info;                                                                            \
-    /* G1: the eight-lane IFMA additions (where the CPU has them) and the    */                \
+    /* the eight-lane IFMA additions (where the CPU has them) and the        */                \
     /* scalar ones must both give the reference                               */                \
     for (int ns = 0; ns < (G##_SIMD_PATHS); ns++) {                                            \
         cz_##G##_jac r;                                                                        \

@@ -1,8 +1,9 @@
 /*
- * G1 batch-affine additions on eight lanes with AVX-512 IFMA.
+ * Batch-affine bucket additions on eight lanes with AVX-512 IFMA, for G1
+ * (Fp) and G2 (Fp2); the flush itself is msm_x8_flush.h, included twice.
  *
- * Why: in a G1 MSM nearly all the time is the batch-affine bucket addition
- * (six Fp multiplications per point). The scalar MULX/ADX Montgomery
+ * Why: in an MSM nearly all the time is the batch-affine bucket addition
+ * (six field multiplications per point). The scalar MULX/ADX Montgomery
  * multiplication costs ~33 ns on the development machine (AMD EPYC, Zen 4);
  * eight of them side by side with VPMADD52{L,H}UQ cost ~10 ns each, so the
  * batch is computed eight additions at a time: lane l of group g holds
@@ -21,6 +22,10 @@
  * product of a < 4p and b < 2p is < 2p without a final subtraction.
  * Stored results are made canonical (< p) before they go back to the
  * buckets, which the scalar code compares with cz_fp_eq.
+ * G1 keeps den, num and the chain products lazy (< 2p, "mul-ready");
+ * G2's Karatsuba products take canonical inputs (a sum of two lazy values
+ * would break the a < 4p, b < 2p bound), so every Fp2 lane value there is
+ * canonical.
  */
 #include "msm_internal.h"
 
@@ -41,7 +46,7 @@ typedef union {
 } fx8;
 
 /* Radix-2^48 constants, filled once by x8_init (from CZ_FP_MODULUS). */
-static uint64_t P48[8], P2_48[8], ONE48[8], PINV48;
+static uint64_t P48[8], P2_48[8], P4_48[8], ONE48[8], PINV48;
 static bool x8_ok;
 
 static void to48(uint64_t o[8], const uint64_t q[6])
@@ -78,6 +83,13 @@ __attribute__((constructor)) static void x8_init(void)
     }
     to48(P48, CZ_FP_MODULUS);
     to48(P2_48, p2);
+    uint64_t p4[6];
+    c = 0;
+    for (int i = 0; i < 6; i++) {
+        p4[i] = (p2[i] << 1) | c;
+        c = p2[i] >> 63;
+    }
+    to48(P4_48, p4);
     to48(ONE48, CZ_FP_ONE.l);
     /* -p^-1 mod 2^48 by Newton iteration on p mod 2^64 */
     uint64_t inv = 1;
@@ -180,6 +192,46 @@ TGT static inline void x8_canon(fx8 *r)
     x8_csub(r, P48);
 }
 
+/* [0, 8p) -> [0, p) */
+TGT static inline void x8_canon8(fx8 *r)
+{
+    x8_csub(r, P4_48);
+    x8_canon(r);
+}
+
+/* r = a + b, not reduced */
+TGT static inline void x8_add(fx8 *r, const fx8 *a, const fx8 *b)
+{
+    __m512i t[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) t[k] = _mm512_add_epi64(a->v[k], b->v[k]);
+    x8_norm(r, t);
+}
+
+TGT static inline void x8_set(fx8 *r, const uint64_t K[8])
+{
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) r->v[k] = _mm512_set1_epi64((long long)K[k]);
+}
+
+/* lanes in mask: p - a */
+TGT static inline void x8_neg_mask(fx8 *a, __mmask8 mask)
+{
+    static const uint64_t Z[8];
+    fx8 pv, t;
+    x8_set(&pv, P48);
+    x8_sub(&t, &pv, a, Z);
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) a->v[k] = _mm512_mask_mov_epi64(a->v[k], mask, t.v[k]);
+}
+
+/* lanes in mask: dst = src */
+TGT static inline void x8_blend(fx8 *dst, const fx8 *src, __mmask8 mask)
+{
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) dst->v[k] = _mm512_mask_mov_epi64(dst->v[k], mask, src->v[k]);
+}
+
 /* Loads the six limbs at base + idx[lane] + off (bytes) of each lane. */
 TGT static inline void x8_gather(fx8 *r, __m512i idx, const unsigned char *base)
 {
@@ -227,126 +279,197 @@ static void lane_set(fx8 *a, int lane, const cz_fp *x)
     for (int k = 0; k < 8; k++) a->u[k][lane] = o[k];
 }
 
-size_t cz__msm_g1_x8_scratch(unsigned cap)
+
+/* ---- G1: Fp lanes ------------------------------------------------------------
+ * den = x2 - x1 + p and num = y2 - y1 + p are mul-ready (< 2p, < 3p as the
+ * first factor); products stay < 2p; x3, y3 are made canonical. */
+typedef fx8 f1x8;
+
+TGT static inline void f1_gather(fx8 *r, __m512i idx, const unsigned char *base) { x8_gather(r, idx, base); }
+TGT static inline void f1_scatter(const fx8 *a, __m512i idx, unsigned char *base, __mmask8 m)
 {
-    /* per group: prefix product, den, num, x1, y1, x2 */
-    return ((size_t)cap + 7) / 8 * 6 * sizeof(fx8) + 64;
+    x8_scatter(a, idx, base, m);
 }
-
-TGT void cz__msm_g1_flush_x8(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
+TGT static inline void f1_neg_mask(fx8 *a, __mmask8 m) { x8_neg_mask(a, m); }
+TGT static inline void f1_den(fx8 *d, const fx8 *x2, const fx8 *x1) { x8_sub(d, x2, x1, P48); }
+TGT static inline void f1_num(fx8 *r, const fx8 *y2, const fx8 *y1) { x8_sub(r, y2, y1, P48); }
+TGT static inline void f1_mul(fx8 *r, const fx8 *a, const fx8 *b) { x8_mul(r, a, b); }
+TGT static inline void f1_canon(fx8 *a) { x8_csub(a, P48); }
+TGT static inline void f1_one(fx8 *r) { x8_set(r, ONE48); }
+TGT static inline void f1_blend(fx8 *d, const fx8 *s, __mmask8 m) { x8_blend(d, s, m); }
+TGT static inline void f1_x3(fx8 *x3, const fx8 *lam, const fx8 *x1, const fx8 *x2)
 {
-    const unsigned G = (n + 7) / 8;
-    fx8 *pre = (fx8 *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    fx8 *den = pre + G, *num = den + G, *x1 = num + G, *y1 = x1 + G, *x2 = y1 + G;
-    unsigned char *bbase = (unsigned char *)bk;
-    const unsigned char *pbase = (const unsigned char *)e[0].p;
-    fx8 acc;
-    for (int k = 0; k < 8; k++) acc.v[k] = _mm512_set1_epi64((long long)ONE48[k]);
-
-    /* forward: den, num and the prefix products, eight chains */
-    for (unsigned g = 0; g < G; g++) {
-        long long bi[8], pi[8];
-        __mmask8 valid = 0, neg = 0, dbl = 0;
-        for (int l = 0; l < 8; l++) {
-            unsigned i = 8 * g + (unsigned)l;
-            const cz_msm_g1_entry *ei = i < n ? &e[i] : &e[0];
-            bi[l] = (long long)((size_t)ei->b * sizeof(cz_g1_affine));
-            pi[l] = (long long)((const unsigned char *)ei->p - pbase);
-            if (i < n) {
-                valid |= (__mmask8)(1u << l);
-                if (ei->neg) neg |= (__mmask8)(1u << l);
-                if (ei->dbl) dbl |= (__mmask8)(1u << l);
-            }
-        }
-        __m512i ib = _mm512_loadu_si512(bi), ip = _mm512_loadu_si512(pi);
-        fx8 y2, t;
-        x8_gather(&x1[g], ib, bbase);
-        x8_gather(&y1[g], ib, bbase + sizeof(cz_fp));
-        x8_gather(&x2[g], ip, pbase);
-        x8_gather(&y2, ip, pbase + sizeof(cz_fp));
-        if (neg) {
-            /* -y2 = p - y2 (in [0, p], lazily fine) */
-            fx8 pv;
-            for (int k = 0; k < 8; k++) pv.v[k] = _mm512_set1_epi64((long long)P48[k]);
-            static const uint64_t Z[8];
-            x8_sub(&t, &pv, &y2, Z);
-            for (int k = 0; k < 8; k++) y2.v[k] = _mm512_mask_mov_epi64(y2.v[k], neg, t.v[k]);
-        }
-        x8_sub(&den[g], &x2[g], &x1[g], P48); /* (0, 2p) */
-        x8_sub(&num[g], &y2, &y1[g], P48);    /* (0, 2p] */
-        if (valid != 0xff) {
-            /* padding lanes: den = 1 keeps the chain invertible */
-            for (int k = 0; k < 8; k++)
-                den[g].v[k] = _mm512_mask_mov_epi64(_mm512_set1_epi64((long long)ONE48[k]), valid,
-                                                    den[g].v[k]);
-        }
-        if (dbl) {
-            /* doubling (P = B): den = 2·y1, num = 3·x1^2, done in scalar */
-            for (int l = 0; l < 8; l++) {
-                if (!(dbl >> l & 1)) continue;
-                const cz_g1_affine *b = &bk[e[8 * g + (unsigned)l].b];
-                cz_fp d, s, s3;
-                cz_fp_dbl(&d, &b->y);
-                cz_fp_sqr(&s, &b->x);
-                cz_fp_dbl(&s3, &s);
-                cz_fp_add(&s3, &s3, &s);
-                lane_set(&den[g], l, &d);
-                lane_set(&num[g], l, &s3);
-            }
-        }
-        pre[g] = acc;
-        x8_mul(&acc, &acc, &den[g]);
-    }
-
-    /* one inversion for the eight chains */
-    cz_fp a[8], pa[8], inv, ti;
-    for (int l = 0; l < 8; l++) {
-        fx8 c = acc;
-        x8_csub(&c, P48);
-        lane_get(&a[l], &c, l);
-    }
-    pa[0] = a[0];
-    for (int l = 1; l < 8; l++) cz_fp_mul(&pa[l], &pa[l - 1], &a[l]);
-    cz_fp_inv_var(&inv, &pa[7]);
-    fx8 iv;
-    for (int l = 7; l > 0; l--) {
-        cz_fp_mul(&ti, &inv, &pa[l - 1]);
-        cz_fp_mul(&inv, &inv, &a[l]);
-        lane_set(&iv, l, &ti);
-    }
-    lane_set(&iv, 0, &inv);
-
-    /* backward: λ = num/den, x3 = λ^2 - x1 - x2, y3 = λ(x1 - x3) - y1 */
-    for (unsigned g = G; g-- > 0;) {
-        long long bi[8];
-        __mmask8 valid = 0;
-        for (int l = 0; l < 8; l++) {
-            unsigned i = 8 * g + (unsigned)l;
-            bi[l] = (long long)((size_t)(i < n ? e[i].b : e[0].b) * sizeof(cz_g1_affine));
-            if (i < n) valid |= (__mmask8)(1u << l);
-        }
-        fx8 ii, lam, x3, y3, t;
-        x8_mul(&ii, &iv, &pre[g]);
-        x8_mul(&iv, &iv, &den[g]);
-        x8_mul(&lam, &num[g], &ii);
-        x8_mul(&x3, &lam, &lam);
-        x8_sub(&t, &x3, &x1[g], P48);
-        x8_sub(&x3, &t, &x2[g], P48); /* (0, 4p) */
-        x8_canon(&x3);
-        x8_sub(&t, &x1[g], &x3, P48); /* (0, 2p) */
-        x8_mul(&y3, &lam, &t);
-        x8_sub(&y3, &y3, &y1[g], P48); /* (0, 3p) */
-        x8_canon(&y3);
-        __m512i ib = _mm512_loadu_si512(bi);
-        x8_scatter(&x3, ib, bbase, valid);
-        x8_scatter(&y3, ib, bbase + sizeof(cz_fp), valid);
-    }
+    fx8 t;
+    x8_mul(x3, lam, lam);
+    x8_sub(&t, x3, x1, P48);
+    x8_sub(x3, &t, x2, P48); /* (0, 4p) */
+    x8_canon(x3);
 }
+TGT static inline void f1_y3(fx8 *y3, const fx8 *lam, const fx8 *x1, const fx8 *x3, const fx8 *y1)
+{
+    fx8 t;
+    x8_sub(&t, x1, x3, P48); /* (0, 2p) */
+    x8_mul(y3, lam, &t);
+    x8_sub(y3, y3, y1, P48); /* (0, 3p) */
+    x8_canon(y3);
+}
+static void f1_get(cz_fp *r, const fx8 *a, int lane) { lane_get(r, a, lane); }
+static void f1_set(fx8 *a, int lane, const cz_fp *x) { lane_set(a, lane, x); }
+static void f1_dbl_terms(cz_fp *d, cz_fp *s, const cz_g1_affine *b)
+{
+    cz_fp t;
+    cz_fp_dbl(d, &b->y);
+    cz_fp_sqr(&t, &b->x);
+    cz_fp_dbl(s, &t);
+    cz_fp_add(s, s, &t);
+}
+static void f1_fmul(cz_fp *r, const cz_fp *a, const cz_fp *b) { cz_fp_mul(r, a, b); }
+static void f1_inv(cz_fp *r, const cz_fp *a) { cz_fp_inv_var(r, a); }
+
+#define AFF cz_g1_affine
+#define FE cz_fp
+#define ENTRY cz_msm_g1_entry
+#define LX f1x8
+#define L(name) f1_##name
+#define FLUSH_NAME cz__msm_g1_flush_x8
+#include "msm_x8_flush.h"
+#undef AFF
+#undef FE
+#undef ENTRY
+#undef LX
+#undef L
+#undef FLUSH_NAME
+
+/* ---- G2: Fp2 lanes -----------------------------------------------------------
+ * Every value canonical (see the top comment). Karatsuba: 3 products. */
+typedef struct {
+    fx8 c0, c1;
+} f2x8;
+
+TGT static inline void f2_gather(f2x8 *r, __m512i idx, const unsigned char *base)
+{
+    x8_gather(&r->c0, idx, base);
+    x8_gather(&r->c1, idx, base + sizeof(cz_fp));
+}
+TGT static inline void f2_scatter(const f2x8 *a, __m512i idx, unsigned char *base, __mmask8 m)
+{
+    x8_scatter(&a->c0, idx, base, m);
+    x8_scatter(&a->c1, idx, base + sizeof(cz_fp), m);
+}
+TGT static inline void f2_neg_mask(f2x8 *a, __mmask8 m)
+{
+    x8_neg_mask(&a->c0, m);
+    x8_neg_mask(&a->c1, m);
+}
+/* a - b, canonical, for a <= p and b < p */
+TGT static inline void f2_sub(f2x8 *r, const f2x8 *a, const f2x8 *b)
+{
+    x8_sub(&r->c0, &a->c0, &b->c0, P48);
+    x8_canon(&r->c0);
+    x8_sub(&r->c1, &a->c1, &b->c1, P48);
+    x8_canon(&r->c1);
+}
+TGT static inline void f2_den(f2x8 *d, const f2x8 *x2, const f2x8 *x1) { f2_sub(d, x2, x1); }
+TGT static inline void f2_num(f2x8 *r, const f2x8 *y2, const f2x8 *y1) { f2_sub(r, y2, y1); }
+TGT static inline void f2_mul(f2x8 *r, const f2x8 *a, const f2x8 *b)
+{
+    fx8 t0, t1, t2, sa, sb, u;
+    x8_mul(&t0, &a->c0, &b->c0); /* < 1.1p */
+    x8_mul(&t1, &a->c1, &b->c1);
+    x8_add(&sa, &a->c0, &a->c1); /* < 2p */
+    x8_add(&sb, &b->c0, &b->c1);
+    x8_mul(&t2, &sa, &sb);       /* < 1.4p */
+    x8_sub(&r->c0, &t0, &t1, P2_48); /* (0.9p, 3.1p) */
+    x8_canon(&r->c0);
+    x8_sub(&u, &t2, &t0, P2_48);
+    x8_sub(&r->c1, &u, &t1, P2_48); /* (1.8p, 5.4p) */
+    x8_canon8(&r->c1);
+}
+TGT static inline void f2_sqr(f2x8 *r, const f2x8 *a)
+{
+    fx8 s, d, m;
+    x8_add(&s, &a->c0, &a->c1);
+    x8_sub(&d, &a->c0, &a->c1, P48);
+    x8_mul(&r->c0, &s, &d); /* (a0 + a1)(a0 - a1) < 1.4p */
+    x8_canon(&r->c0);
+    x8_mul(&m, &a->c0, &a->c1);
+    x8_add(&r->c1, &m, &m); /* 2·a0·a1 < 2.2p */
+    x8_canon(&r->c1);
+}
+TGT static inline void f2_canon(f2x8 *a) { (void)a; }
+TGT static inline void f2_one(f2x8 *r)
+{
+    x8_set(&r->c0, ONE48);
+    r->c1.v[0] = r->c1.v[1] = r->c1.v[2] = r->c1.v[3] = _mm512_setzero_si512();
+    r->c1.v[4] = r->c1.v[5] = r->c1.v[6] = r->c1.v[7] = _mm512_setzero_si512();
+}
+TGT static inline void f2_blend(f2x8 *d, const f2x8 *s, __mmask8 m)
+{
+    x8_blend(&d->c0, &s->c0, m);
+    x8_blend(&d->c1, &s->c1, m);
+}
+TGT static inline void f2_x3(f2x8 *x3, const f2x8 *lam, const f2x8 *x1, const f2x8 *x2)
+{
+    f2x8 s;
+    f2_sqr(&s, lam);
+    f2_sub(&s, &s, x1);
+    f2_sub(x3, &s, x2);
+}
+TGT static inline void f2_y3(f2x8 *y3, const f2x8 *lam, const f2x8 *x1, const f2x8 *x3, const f2x8 *y1)
+{
+    f2x8 t;
+    f2_sub(&t, x1, x3);
+    f2_mul(y3, lam, &t);
+    f2_sub(y3, y3, y1);
+}
+static void f2_get(cz_fp2 *r, const f2x8 *a, int lane)
+{
+    lane_get(&r->c0, &a->c0, lane);
+    lane_get(&r->c1, &a->c1, lane);
+}
+static void f2_set(f2x8 *a, int lane, const cz_fp2 *x)
+{
+    lane_set(&a->c0, lane, &x->c0);
+    lane_set(&a->c1, lane, &x->c1);
+}
+static void f2_dbl_terms(cz_fp2 *d, cz_fp2 *s, const cz_g2_affine *b)
+{
+    cz_fp2 t;
+    cz_fp2_dbl(d, &b->y);
+    cz_fp2_sqr(&t, &b->x);
+    cz_fp2_dbl(s, &t);
+    cz_fp2_add(s, s, &t);
+}
+static void f2_fmul(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b) { cz_fp2_mul(r, a, b); }
+static void f2_inv(cz_fp2 *r, const cz_fp2 *a) { cz__msm_fp2_inv_var(r, a); }
+
+#define AFF cz_g2_affine
+#define FE cz_fp2
+#define ENTRY cz_msm_g2_entry
+#define LX f2x8
+#define L(name) f2_##name
+#define FLUSH_NAME cz__msm_g2_flush_x8
+#include "msm_x8_flush.h"
+#undef AFF
+#undef FE
+#undef ENTRY
+#undef LX
+#undef L
+#undef FLUSH_NAME
+
+/* per group: prefix product, den, num, x1, y1, x2 */
+size_t cz__msm_g1_x8_scratch(unsigned cap) { return ((size_t)cap + 7) / 8 * 6 * sizeof(f1x8) + 64; }
+size_t cz__msm_g2_x8_scratch(unsigned cap) { return ((size_t)cap + 7) / 8 * 6 * sizeof(f2x8) + 64; }
 
 #else /* !CZ_MSM_HAVE_X8 */
 
 bool cz__msm_x8_supported(void) { return false; }
 size_t cz__msm_g1_x8_scratch(unsigned cap)
+{
+    (void)cap;
+    return 0;
+}
+size_t cz__msm_g2_x8_scratch(unsigned cap)
 {
     (void)cap;
     return 0;
