@@ -20,6 +20,8 @@
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,6 +88,26 @@ static void free_abc(cz_groth16_input *in)
     in->a = in->b = in->c = NULL;
 }
 
+typedef struct {
+    const cz_fr *a, *b, *c;
+    _Atomic size_t bad; /* smallest unsatisfied row, SIZE_MAX if none */
+} guard_ctx;
+
+static void guard_range(void *arg, size_t lo, size_t hi)
+{
+    guard_ctx *g = arg;
+    for (size_t j = lo; j < hi; j++) {
+        cz_fr t;
+        cz_fr_mul(&t, &g->a[j], &g->b[j]);
+        if (!cz_fr_eq(&t, &g->c[j])) {
+            size_t cur = atomic_load(&g->bad);
+            while (j < cur && !atomic_compare_exchange_weak(&g->bad, &cur, j)) {
+            }
+            return;
+        }
+    }
+}
+
 cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_params *params, const cz_pce *pce,
                                  cz_groth16_input *in, cz_pool *pool, cz_pool *bg, cz_errbuf *err)
 {
@@ -117,16 +139,15 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
         free_abc(in);
         return cz_err(err, st, "prove: cannot build the NTT domain 2^%u", logm);
     }
-    /* cheap guard: every row satisfied */
-    for (size_t j = 0; j < m; j++) {
-        cz_fr t;
-        cz_fr_mul(&t, &in->a[j], &in->b[j]);
-        if (!cz_fr_eq(&t, &in->c[j])) {
-            free_abc(in);
-            return cz_err(err, CZ_ERR_UNSATISFIED,
-                          "prove: witness does not satisfy the circuit (constraint row %zu of %llu)", j,
-                          (unsigned long long)pce->n_constraints);
-        }
+    /* cheap guard: every row satisfied (in parallel: m products, ~20 ms
+     * on one core at 2^20); the first failing row is reported */
+    guard_ctx g = {in->a, in->b, in->c, SIZE_MAX};
+    cz_pool_parallel_range(pool, 0, m, 8192, guard_range, &g);
+    if (g.bad != SIZE_MAX) {
+        free_abc(in);
+        return cz_err(err, CZ_ERR_UNSATISFIED,
+                      "prove: witness does not satisfy the circuit (constraint row %zu of %llu)", g.bad,
+                      (unsigned long long)pce->n_constraints);
     }
     cz_groth16_pending *p = calloc(1, sizeof *p);
     size_t nz = w->n_inputs + w->n_aux;
