@@ -23,9 +23,8 @@
  * Stored results are made canonical (< p) before they go back to the
  * buckets, which the scalar code compares with cz_fp_eq.
  * G1 keeps den, num and the chain products lazy (< 2p, "mul-ready");
- * G2's Karatsuba products take canonical inputs (a sum of two lazy values
- * would break the a < 4p, b < 2p bound), so every Fp2 lane value there is
- * canonical.
+ * so does G2, whose Karatsuba products (sums < 4p on both sides) get one
+ * or two conditional subtractions back under 2p (bounds at f2x8).
  */
 #include "msm_internal.h"
 
@@ -393,7 +392,10 @@ static void f1_inv(cz_fp *r, const cz_fp *a) { cz_fp_inv_var(r, a); }
 #undef FLUSH_NAME
 
 /* ---- G2: Fp2 lanes -----------------------------------------------------------
- * Every value canonical (see the top comment). Karatsuba: 3 products. */
+ * Lane values are lazy, in [0, 2p); x3 and y3 are made canonical. Products
+ * by Karatsuba (3 Fp products): with a, b < 2p the sums are < 4p, and a
+ * product of two values < 4p is < 16p^2/R + p < 2.63p (p/R < 0.102), which
+ * one or two conditional subtractions bring back under 2p. */
 typedef struct {
     fx8 c0, c1;
 } f2x8;
@@ -413,66 +415,83 @@ TGT static inline void f2_neg_mask(f2x8 *a, __mmask8 m)
     x8_neg_mask(&a->c0, m);
     x8_neg_mask(&a->c1, m);
 }
-/* a - b, canonical, for a <= p and b < p */
+/* a - b in [0, 2p), for a <= 2p and b < 2p */
 TGT static inline void f2_sub(f2x8 *r, const f2x8 *a, const f2x8 *b)
 {
-    x8_sub(&r->c0, &a->c0, &b->c0, P48);
-    x8_canon(&r->c0);
-    x8_sub(&r->c1, &a->c1, &b->c1, P48);
-    x8_canon(&r->c1);
+    x8_sub(&r->c0, &a->c0, &b->c0, P2_48); /* (0, 4p) */
+    x8_csub(&r->c0, P2_48);
+    x8_sub(&r->c1, &a->c1, &b->c1, P2_48);
+    x8_csub(&r->c1, P2_48);
 }
 TGT static inline void f2_den(f2x8 *d, const f2x8 *x2, const f2x8 *x1) { f2_sub(d, x2, x1); }
 TGT static inline void f2_num(f2x8 *r, const f2x8 *y2, const f2x8 *y1) { f2_sub(r, y2, y1); }
 TGT static inline void f2_mul(f2x8 *r, const f2x8 *a, const f2x8 *b)
 {
     fx8 t0, t1, t2, sa, sb, u;
-    x8_mul(&t0, &a->c0, &b->c0); /* < 1.1p */
+    x8_mul(&t0, &a->c0, &b->c0); /* < 1.41p */
     x8_mul(&t1, &a->c1, &b->c1);
-    x8_add(&sa, &a->c0, &a->c1); /* < 2p */
+    x8_add(&sa, &a->c0, &a->c1); /* < 4p */
     x8_add(&sb, &b->c0, &b->c1);
-    x8_mul(&t2, &sa, &sb);       /* < 1.4p */
-    x8_sub(&r->c0, &t0, &t1, P2_48); /* (0.9p, 3.1p) */
-    x8_canon(&r->c0);
-    x8_sub(&u, &t2, &t0, P2_48);
-    x8_sub(&r->c1, &u, &t1, P2_48); /* (1.8p, 5.4p) */
-    x8_canon8(&r->c1);
+    x8_mul(&t2, &sa, &sb);           /* < 2.63p */
+    x8_sub(&r->c0, &t0, &t1, P2_48); /* (0.59p, 3.41p) */
+    x8_csub(&r->c0, P2_48);
+    x8_sub(&u, &t2, &t0, P2_48);     /* (0.59p, 4.63p) */
+    x8_sub(&r->c1, &u, &t1, P48);    /* (0.18p, 5.63p) */
+    x8_csub(&r->c1, P4_48);
+    x8_csub(&r->c1, P2_48);
 }
 TGT static inline void f2_sqr(f2x8 *r, const f2x8 *a)
 {
     fx8 s, d, m;
-    x8_add(&s, &a->c0, &a->c1);
-    x8_sub(&d, &a->c0, &a->c1, P48);
-    x8_mul(&r->c0, &s, &d); /* (a0 + a1)(a0 - a1) < 1.4p */
-    x8_canon(&r->c0);
-    x8_mul(&m, &a->c0, &a->c1);
-    x8_add(&r->c1, &m, &m); /* 2·a0·a1 < 2.2p */
-    x8_canon(&r->c1);
+    x8_add(&s, &a->c0, &a->c1);          /* < 4p */
+    x8_sub(&d, &a->c0, &a->c1, P2_48);   /* (0, 4p) */
+    x8_mul(&r->c0, &s, &d);              /* (a0 + a1)(a0 - a1) < 2.63p */
+    x8_csub(&r->c0, P2_48);
+    x8_mul(&m, &a->c0, &a->c1);          /* < 1.41p */
+    x8_add(&r->c1, &m, &m);              /* < 2.83p */
+    x8_csub(&r->c1, P2_48);
 }
-TGT static inline void f2_canon(f2x8 *a) { (void)a; }
+/* [0, 2p) -> canonical */
+TGT static inline void f2_canon(f2x8 *a)
+{
+    x8_csub(&a->c0, P48);
+    x8_csub(&a->c1, P48);
+}
 TGT static inline void f2_one(f2x8 *r)
 {
     x8_set(&r->c0, ONE48);
-    r->c1.v[0] = r->c1.v[1] = r->c1.v[2] = r->c1.v[3] = _mm512_setzero_si512();
-    r->c1.v[4] = r->c1.v[5] = r->c1.v[6] = r->c1.v[7] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) r->c1.v[k] = _mm512_setzero_si512();
 }
 TGT static inline void f2_blend(f2x8 *d, const f2x8 *s, __mmask8 m)
 {
     x8_blend(&d->c0, &s->c0, m);
     x8_blend(&d->c1, &s->c1, m);
 }
+/* x3 = λ^2 - x1 - x2, canonical (x1, x2 canonical) */
 TGT static inline void f2_x3(f2x8 *x3, const f2x8 *lam, const f2x8 *x1, const f2x8 *x2)
 {
     f2x8 s;
+    fx8 t;
     f2_sqr(&s, lam);
-    f2_sub(&s, &s, x1);
-    f2_sub(x3, &s, x2);
+    x8_sub(&t, &s.c0, &x1->c0, P48);    /* (0, 3p) */
+    x8_sub(&x3->c0, &t, &x2->c0, P48);  /* (0, 4p) */
+    x8_canon(&x3->c0);
+    x8_sub(&t, &s.c1, &x1->c1, P48);
+    x8_sub(&x3->c1, &t, &x2->c1, P48);
+    x8_canon(&x3->c1);
 }
+/* y3 = λ(x1 - x3) - y1, canonical */
 TGT static inline void f2_y3(f2x8 *y3, const f2x8 *lam, const f2x8 *x1, const f2x8 *x3, const f2x8 *y1)
 {
-    f2x8 t;
-    f2_sub(&t, x1, x3);
-    f2_mul(y3, lam, &t);
-    f2_sub(y3, y3, y1);
+    f2x8 t, y;
+    x8_sub(&t.c0, &x1->c0, &x3->c0, P48); /* (0, 2p) */
+    x8_sub(&t.c1, &x1->c1, &x3->c1, P48);
+    f2_mul(&y, lam, &t);
+    x8_sub(&y3->c0, &y.c0, &y1->c0, P48);  /* (0, 3p) */
+    x8_canon(&y3->c0);
+    x8_sub(&y3->c1, &y.c1, &y1->c1, P48);
+    x8_canon(&y3->c1);
 }
 static void f2_get(cz_fp2 *r, const f2x8 *a, int lane)
 {
