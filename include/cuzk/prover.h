@@ -40,7 +40,8 @@ extern "C" {
 
 typedef struct {
     const char *param_dir;   /* created if missing */
-    unsigned threads;        /* compute pool threads (0 = online CPUs) */
+    unsigned threads;        /* threads that compute, the calling thread included
+                                (a pool of threads - 1 workers; 0 = online CPUs) */
     bool auto_setup;         /* create missing parameters by a local setup */
     FILE *log;               /* progress lines (setup, loading); may be NULL */
 } cz_prover_config;

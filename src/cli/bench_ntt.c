@@ -1,5 +1,6 @@
 /*
  * cuzk bench ntt --log-n K --threads T [--quotient] [--samples S] [--json]
+ *                [--no-simd]
  *
  * Times the forward and inverse NTT of size 2^K (and, with --quotient, the
  * Groth16 quotient: 7 transforms + pointwise work) and reports ms,
@@ -14,6 +15,8 @@
  * is the single-thread figure, for T > 1 it shows the threading overhead).
  *
  * T threads = the calling thread + T-1 pool workers (T = 1: NULL pool).
+ * --no-simd runs the scalar butterflies where the AVX-512 IFMA ones would
+ * run (the "simd" field of the JSON says which ran).
  */
 #include "bench_util.h"
 #include "commands.h"
@@ -88,6 +91,7 @@ int cz_bench_ntt(int argc, char **argv)
     long samples = cz_arg_long(argc, argv, "--samples", log_n >= 22 ? 3 : 5);
     bool json = cz_arg_flag(argc, argv, "--json");
     bool quotient = cz_arg_flag(argc, argv, "--quotient");
+    if (cz_arg_flag(argc, argv, "--no-simd")) cz_ntt_set_simd(false);
     if (log_n < 1 || log_n > CZ_NTT_MAX_LOG_N || threads < 1 || threads > 1024 || samples < 1) {
         fprintf(stderr, "cuzk bench ntt: --log-n 1..%d, --threads >= 1, --samples >= 1\n", CZ_NTT_MAX_LOG_N);
         return 2;
@@ -164,8 +168,9 @@ int cz_bench_ntt(int argc, char **argv)
         snprintf(name, sizeof name, "%s 2^%ld T=%ld", names[which], log_n, threads);
         snprintf(extra, sizeof extra,
                  "\"log_n\":%ld,\"threads\":%ld,\"ns_per_point\":%.3f,\"floor_ratio\":%.3f,"
-                 "\"cpu_ms\":%.3f,\"cpu_floor_ratio\":%.3f",
-                 log_n, threads, t / (double)n, t / fl, tc / 1e6, tc / fl);
+                 "\"cpu_ms\":%.3f,\"cpu_floor_ratio\":%.3f,\"simd\":%s",
+                 log_n, threads, t / (double)n, t / fl, tc / 1e6, tc / fl,
+                 cz_ntt_simd_enabled() ? "true" : "false");
         if (!json) {
             snprintf(extra, sizeof extra, "%.2f ns/point, %.2fx floor%s; cpu %.1f ms (%.2fx floor)", t / (double)n,
                      t / fl, which == 2 ? " (7 NTTs)" : "", tc / 1e6, tc / fl);

