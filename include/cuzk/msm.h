@@ -23,9 +23,9 @@
  *     running sums (affine buckets: in lanes of >= 16 buckets advanced
  *     together, so the running-sum additions are batched too); windows
  *     are combined by c doublings each. On x86-64 CPUs with AVX-512
- *     IFMA the G1 batches are computed eight additions at a time in
- *     vector lanes (src/msm/msm_g1_x8.c; same result, about 2x faster);
- *     cz_msm_opts.no_simd turns that off.
+ *     IFMA the batches (G1 and G2) are computed eight additions at a time
+ *     in vector lanes (src/msm/msm_x8.c; the same result, 2.2-2.8x faster
+ *     for G1, see BENCHMARKS.md); cz_msm_opts.no_simd turns that off.
  *  3. Tasks are claimed dynamically by the pool's threads; the result is
  *     the same group element whatever the thread count.
  *
@@ -41,12 +41,14 @@
  *   that are never written cost no RAM) + 2 flag bytes per bucket + a batch
  *   of min(2^(c-1)/4, 1024) entries × (one field element + 16 B) and a
  *   retry queue of as many 16 B entries; the split pass's 256 affine
- *   accumulators (~95 KB | ~180 KB); G1 with AVX-512 IFMA: + 384 B per batch
- *   entry of lane scratch (≈ 390 KB at c >= 13); plus one XYZZ point per
+ *   accumulators (~95 KB | ~180 KB); with AVX-512 IFMA: + 384 B (G1) |
+ *   768 B (G2) per batch entry of lane scratch (≈ 390 KB | 780 KB at
+ *   c >= 13); plus one XYZZ point per
  *   (window, range) (at most 257 × 4T) and per split chunk (at most 4T).
  *   XYZZ-only buckets serve windows below 8 (G1) / 6 (G2) unless forced.
- *   E.g. G1 at c = 16: ≈ 9.5 MB per thread of which ≈ 3.2 MB is touched
- *   in the common case; c = 13: ≈ 1.2 MB; G2 about twice that.
+ *   E.g. G1 at c = 16: ≈ 9.9 MB per thread of which ≈ 3.6 MB is touched
+ *   in the common case (cz_msm_g1_scratch_resident); c = 13: ≈ 1.6 MB;
+ *   G2 about twice that.
  *   No digit arrays and no index arrays are materialised (digits are
  *   recomputed from the 32-byte scalars in each window pass), so the
  *   scratch depends on n only through the choice of c.
