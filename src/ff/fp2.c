@@ -93,18 +93,22 @@ void cz_fp2_mul_fp(cz_fp2 *r, const cz_fp2 *a, const cz_fp *b)
     cz_fp_mul(&r->c1, &a->c1, &t);
 }
 
-void cz_fp2_inv(cz_fp2 *r, const cz_fp2 *a)
+/* 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2), the Fp inversion given */
+static void fp2_inv_with(cz_fp2 *r, const cz_fp2 *a, void (*fp_inv)(cz_fp *, const cz_fp *))
 {
-    /* 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2) */
     cz_fp n, t;
     cz_fp_sqr(&n, &a->c0);
     cz_fp_sqr(&t, &a->c1);
     cz_fp_add(&n, &n, &t);
-    cz_fp_inv(&n, &n);
+    fp_inv(&n, &n);
     cz_fp_mul(&r->c0, &a->c0, &n);
     cz_fp_neg(&t, &a->c1);
     cz_fp_mul(&r->c1, &t, &n);
 }
+
+void cz_fp2_inv(cz_fp2 *r, const cz_fp2 *a) { fp2_inv_with(r, a, cz_fp_inv); }
+
+void cz_fp2_inv_var(cz_fp2 *r, const cz_fp2 *a) { fp2_inv_with(r, a, cz_fp_inv_var); }
 
 bool cz_fp2_is_zero(const cz_fp2 *a) { return (int)cz_fp_is_zero(&a->c0) & (int)cz_fp_is_zero(&a->c1); }
 bool cz_fp2_is_one(const cz_fp2 *a) { return (int)cz_fp_is_one(&a->c0) & (int)cz_fp_is_zero(&a->c1); }

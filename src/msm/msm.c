@@ -42,7 +42,7 @@
 #define FT cz_fp2
 #define E(name) cz_g2_##name
 #define F(name) cz_fp2_##name
-#define F_INV cz__msm_fp2_inv_var
+#define F_INV cz_fp2_inv_var
 #define S(name) g2_msm_##name
 #define MSM_PUB(x) cz_msm_g2##x
 #define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G2

@@ -5,20 +5,6 @@
 #include "msm_internal.h"
 #include <math.h>
 
-/* 1/(a0 + a1·u) = (a0 - a1·u)/(a0^2 + a1^2) (u^2 = -1). cz_fp2_inv is
- * constant time (Fermat), ~7x slower. */
-void cz__msm_fp2_inv_var(cz_fp2 *r, const cz_fp2 *a)
-{
-    cz_fp t0, t1;
-    cz_fp_sqr(&t0, &a->c0);
-    cz_fp_sqr(&t1, &a->c1);
-    cz_fp_add(&t0, &t0, &t1);
-    cz_fp_inv_var(&t1, &t0);
-    cz_fp_mul(&r->c0, &a->c0, &t1);
-    cz_fp_mul(&r->c1, &a->c1, &t1);
-    cz_fp_neg(&r->c1, &r->c1);
-}
-
 bool cz_msm_simd_available(void) { return cz__msm_x8_supported(); }
 
 unsigned cz__msm_threads(const cz_pool *pool)

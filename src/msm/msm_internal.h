@@ -64,9 +64,6 @@ void cz__msm_g1_flush_x8(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n,
 /* The same for G2 (msm_x8.c). */
 size_t cz__msm_g2_x8_scratch(unsigned cap);
 void cz__msm_g2_flush_x8(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);
-/* Variable-time Fp2 inversion through the fast variable-time Fp one
- * (the batch inversion's input is public); inverse of 0 is 0. */
-void cz__msm_fp2_inv_var(cz_fp2 *r, const cz_fp2 *a);
 
 typedef struct {
     unsigned c, nwin, nparts, batch, threads;

@@ -98,12 +98,52 @@ __attribute__((constructor)) static void x8_init(void)
 
 bool cz__msm_x8_supported(void) { return x8_ok; }
 
+/* One Montgomery round of x8_mul / x8_sqr: column 0 of (t, u) is complete
+ * (t[k] + 2^4·u[k] is absolute column i + k); add m·p with
+ * m = column 0 · (-1/p) mod 2^48, carry column 0 (now ≡ 0 mod 2^48) into
+ * column 1 and shift the columns down by one. */
+TGT static inline void x8_redc_round(__m512i t[9], __m512i u[9])
+{
+    const __m512i M = _mm512_set1_epi64((long long)M48);
+    const __m512i PI = _mm512_set1_epi64((long long)PINV48);
+    const __m512i z = _mm512_setzero_si512();
+    __m512i t0 = _mm512_add_epi64(t[0], _mm512_slli_epi64(u[0], 4));
+    __m512i m = _mm512_and_si512(_mm512_madd52lo_epu64(z, t0, PI), M);
+    t0 = _mm512_madd52lo_epu64(t0, m, _mm512_set1_epi64((long long)P48[0]));
+    u[1] = _mm512_madd52hi_epu64(u[1], m, _mm512_set1_epi64((long long)P48[0]));
+#pragma GCC unroll 7
+    for (int j = 1; j < 8; j++) {
+        __m512i pj = _mm512_set1_epi64((long long)P48[j]);
+        t[j] = _mm512_madd52lo_epu64(t[j], m, pj);
+        u[j + 1] = _mm512_madd52hi_epu64(u[j + 1], m, pj);
+    }
+    t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t0, 48));
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        t[k] = t[k + 1];
+        u[k] = u[k + 1];
+    }
+    t[8] = z;
+    u[8] = z;
+}
+
+/* r = the eight columns left after the rounds, folded and normalised. */
+TGT static inline void x8_fold(fx8 *r, const __m512i t[9], const __m512i u[9])
+{
+    const __m512i M = _mm512_set1_epi64((long long)M48);
+    __m512i c = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        __m512i v = _mm512_add_epi64(_mm512_add_epi64(t[k], _mm512_slli_epi64(u[k], 4)), c);
+        c = _mm512_srli_epi64(v, 48);
+        r->v[k] = k < 7 ? _mm512_and_si512(v, M) : v;
+    }
+}
+
 /* r = a·b·2^-384 mod p, lazily reduced: a < 4p, b < 2p give r < 2p.
  * Operand scanning with the reduction of column i folded into round i. */
 TGT static inline void x8_mul(fx8 *r, const fx8 *a, const fx8 *b)
 {
-    const __m512i M = _mm512_set1_epi64((long long)M48);
-    const __m512i PI = _mm512_set1_epi64((long long)PINV48);
     const __m512i z = _mm512_setzero_si512();
     __m512i t[9], u[9];
 #pragma GCC unroll 9
@@ -116,34 +156,9 @@ TGT static inline void x8_mul(fx8 *r, const fx8 *a, const fx8 *b)
             t[j] = _mm512_madd52lo_epu64(t[j], ai, b->v[j]);
             u[j + 1] = _mm512_madd52hi_epu64(u[j + 1], ai, b->v[j]);
         }
-        /* column i complete: fold its high halves, m = t0·(-1/p) mod 2^48 */
-        __m512i t0 = _mm512_add_epi64(t[0], _mm512_slli_epi64(u[0], 4));
-        __m512i m = _mm512_and_si512(_mm512_madd52lo_epu64(z, t0, PI), M);
-        t0 = _mm512_madd52lo_epu64(t0, m, _mm512_set1_epi64((long long)P48[0]));
-        u[1] = _mm512_madd52hi_epu64(u[1], m, _mm512_set1_epi64((long long)P48[0]));
-#pragma GCC unroll 7
-        for (int j = 1; j < 8; j++) {
-            __m512i pj = _mm512_set1_epi64((long long)P48[j]);
-            t[j] = _mm512_madd52lo_epu64(t[j], m, pj);
-            u[j + 1] = _mm512_madd52hi_epu64(u[j + 1], m, pj);
-        }
-        /* t0 ≡ 0 mod 2^48 now: carry it into the next column, shift down */
-        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t0, 48));
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) {
-            t[k] = t[k + 1];
-            u[k] = u[k + 1];
-        }
-        t[8] = z;
-        u[8] = z;
+        x8_redc_round(t, u);
     }
-    __m512i c = z;
-#pragma GCC unroll 8
-    for (int k = 0; k < 8; k++) {
-        __m512i v = _mm512_add_epi64(_mm512_add_epi64(t[k], _mm512_slli_epi64(u[k], 4)), c);
-        c = _mm512_srli_epi64(v, 48);
-        r->v[k] = k < 7 ? _mm512_and_si512(v, M) : v;
-    }
+    x8_fold(r, t, u);
 }
 
 /* r = a^2·2^-384 mod p, a < 2p gives r < 2p: the 28 cross products are
@@ -151,8 +166,6 @@ TGT static inline void x8_mul(fx8 *r, const fx8 *a, const fx8 *b)
  * still complete by round i (its terms come from rows <= i/2). */
 TGT static inline void x8_sqr(fx8 *r, const fx8 *a)
 {
-    const __m512i M = _mm512_set1_epi64((long long)M48);
-    const __m512i PI = _mm512_set1_epi64((long long)PINV48);
     const __m512i z = _mm512_setzero_si512();
     __m512i t[9], u[9], a2[8];
 #pragma GCC unroll 8
@@ -170,32 +183,9 @@ TGT static inline void x8_sqr(fx8 *r, const fx8 *a)
             t[j] = _mm512_madd52lo_epu64(t[j], ai, a2[j]);
             u[j + 1] = _mm512_madd52hi_epu64(u[j + 1], ai, a2[j]);
         }
-        __m512i t0 = _mm512_add_epi64(t[0], _mm512_slli_epi64(u[0], 4));
-        __m512i m = _mm512_and_si512(_mm512_madd52lo_epu64(z, t0, PI), M);
-        t0 = _mm512_madd52lo_epu64(t0, m, _mm512_set1_epi64((long long)P48[0]));
-        u[1] = _mm512_madd52hi_epu64(u[1], m, _mm512_set1_epi64((long long)P48[0]));
-#pragma GCC unroll 7
-        for (int j = 1; j < 8; j++) {
-            __m512i pj = _mm512_set1_epi64((long long)P48[j]);
-            t[j] = _mm512_madd52lo_epu64(t[j], m, pj);
-            u[j + 1] = _mm512_madd52hi_epu64(u[j + 1], m, pj);
-        }
-        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t0, 48));
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) {
-            t[k] = t[k + 1];
-            u[k] = u[k + 1];
-        }
-        t[8] = z;
-        u[8] = z;
+        x8_redc_round(t, u);
     }
-    __m512i c = z;
-#pragma GCC unroll 8
-    for (int k = 0; k < 8; k++) {
-        __m512i v = _mm512_add_epi64(_mm512_add_epi64(t[k], _mm512_slli_epi64(u[k], 4)), c);
-        c = _mm512_srli_epi64(v, 48);
-        r->v[k] = k < 7 ? _mm512_and_si512(v, M) : v;
-    }
+    x8_fold(r, t, u);
 }
 
 /* Carry propagation of signed limbs (each |limb| < 2^62) into 48-bit limbs;
@@ -241,13 +231,6 @@ TGT static inline void x8_canon(fx8 *r)
 {
     x8_csub(r, P2_48);
     x8_csub(r, P48);
-}
-
-/* [0, 8p) -> [0, p) */
-TGT static inline void x8_canon8(fx8 *r)
-{
-    x8_csub(r, P4_48);
-    x8_canon(r);
 }
 
 /* r = a + b, not reduced */
@@ -408,19 +391,10 @@ TGT static inline void f1_y3(fx8 *y3, const fx8 *lam, const fx8 *x1, const fx8 *
 }
 static void f1_get(cz_fp *r, const fx8 *a, int lane) { lane_get(r, a, lane); }
 static void f1_set(fx8 *a, int lane, const cz_fp *x) { lane_set(a, lane, x); }
-static void f1_dbl_terms(cz_fp *d, cz_fp *s, const cz_g1_affine *b)
-{
-    cz_fp t;
-    cz_fp_dbl(d, &b->y);
-    cz_fp_sqr(&t, &b->x);
-    cz_fp_dbl(s, &t);
-    cz_fp_add(s, s, &t);
-}
-static void f1_fmul(cz_fp *r, const cz_fp *a, const cz_fp *b) { cz_fp_mul(r, a, b); }
-static void f1_inv(cz_fp *r, const cz_fp *a) { cz_fp_inv_var(r, a); }
 
 #define AFF cz_g1_affine
 #define FE cz_fp
+#define F(name) cz_fp_##name
 #define ENTRY cz_msm_g1_entry
 #define LX f1x8
 #define L(name) f1_##name
@@ -428,6 +402,7 @@ static void f1_inv(cz_fp *r, const cz_fp *a) { cz_fp_inv_var(r, a); }
 #include "msm_x8_flush.h"
 #undef AFF
 #undef FE
+#undef F
 #undef ENTRY
 #undef LX
 #undef L
@@ -545,19 +520,10 @@ static void f2_set(f2x8 *a, int lane, const cz_fp2 *x)
     lane_set(&a->c0, lane, &x->c0);
     lane_set(&a->c1, lane, &x->c1);
 }
-static void f2_dbl_terms(cz_fp2 *d, cz_fp2 *s, const cz_g2_affine *b)
-{
-    cz_fp2 t;
-    cz_fp2_dbl(d, &b->y);
-    cz_fp2_sqr(&t, &b->x);
-    cz_fp2_dbl(s, &t);
-    cz_fp2_add(s, s, &t);
-}
-static void f2_fmul(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b) { cz_fp2_mul(r, a, b); }
-static void f2_inv(cz_fp2 *r, const cz_fp2 *a) { cz__msm_fp2_inv_var(r, a); }
 
 #define AFF cz_g2_affine
 #define FE cz_fp2
+#define F(name) cz_fp2_##name
 #define ENTRY cz_msm_g2_entry
 #define LX f2x8
 #define L(name) f2_##name
@@ -565,6 +531,7 @@ static void f2_inv(cz_fp2 *r, const cz_fp2 *a) { cz__msm_fp2_inv_var(r, a); }
 #include "msm_x8_flush.h"
 #undef AFF
 #undef FE
+#undef F
 #undef ENTRY
 #undef LX
 #undef L

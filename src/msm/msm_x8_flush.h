@@ -4,6 +4,7 @@
  *
  * The including file defines:
  *   AFF, FE, ENTRY      point, field element and batch entry types
+ *   F(name)             scalar field function: F(mul) -> cz_fp_mul
  *   LX                  eight field elements in lanes
  *   NCOORD              Fp limbs per coordinate (1: Fp, 2: Fp2)
  *   L(name)             lane function of this field: L(mul) -> f1_mul
@@ -11,7 +12,7 @@
  * and the lane functions, each on canonical or "mul-ready" values as
  * documented in msm_x8.c: L(gather), L(scatter), L(neg_mask), L(den),
  * L(num), L(mul), L(canon), L(x3), L(y3), L(one), L(blend), L(get),
- * L(set), L(dbl_terms) (scalar doubling den/num), L(inv) (scalar inverse).
+ * L(set).
  *
  * Lane l of group g holds entry 8g + l; the prefix products run as eight
  * chains, inverted together with one field inversion; padding lanes of the
@@ -59,8 +60,13 @@ TGT void FLUSH_NAME(AFF *bk, const ENTRY *e, unsigned n, void *scratch)
         }
         for (int l = 0; dbl && l < 8; l++) {
             if (!(dbl >> l & 1)) continue;
-            FE d, s;
-            L(dbl_terms)(&d, &s, &bk[e[8 * g + (unsigned)l].b]);
+            /* doubling (P = B): den = 2·y1, num = 3·x1^2, in scalar */
+            const AFF *bb = &bk[e[8 * g + (unsigned)l].b];
+            FE d, s, t;
+            F(dbl)(&d, &bb->y);
+            F(sqr)(&t, &bb->x);
+            F(dbl)(&s, &t);
+            F(add)(&s, &s, &t);
             L(set)(&den[g], l, &d);
             L(set)(&num[g], l, &s);
         }
@@ -73,12 +79,12 @@ TGT void FLUSH_NAME(AFF *bk, const ENTRY *e, unsigned n, void *scratch)
     L(canon)(&acc);
     for (int l = 0; l < 8; l++) L(get)(&a[l], &acc, l);
     pa[0] = a[0];
-    for (int l = 1; l < 8; l++) L(fmul)(&pa[l], &pa[l - 1], &a[l]);
-    L(inv)(&inv, &pa[7]);
+    for (int l = 1; l < 8; l++) F(mul)(&pa[l], &pa[l - 1], &a[l]);
+    F(inv_var)(&inv, &pa[7]);
     LX iv;
     for (int l = 7; l > 0; l--) {
-        L(fmul)(&ti, &inv, &pa[l - 1]);
-        L(fmul)(&inv, &inv, &a[l]);
+        F(mul)(&ti, &inv, &pa[l - 1]);
+        F(mul)(&inv, &inv, &a[l]);
         L(set)(&iv, l, &ti);
     }
     L(set)(&iv, 0, &inv);
