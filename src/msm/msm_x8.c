@@ -21,14 +21,13 @@
  * Values are kept lazily in [0, 2p): R > 4p (p < 2^381), so a Montgomery
  * product of a < 4p and b < 2p is < 2p without a final subtraction.
  * Stored results are made canonical (< p) before they go back to the
- * buckets, which the scalar code compares with cz_fp_eq.
+ * buckets, whose x the scalar code compares limb by limb.
  * G1 keeps den, num and the chain products lazy (< 2p, "mul-ready");
  * so does G2, whose Karatsuba products (sums < 4p on both sides) get one
  * or two conditional subtractions back under 2p (bounds at f2x8).
  */
 #include "msm_internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
