@@ -73,6 +73,8 @@ __attribute__((constructor)) static void x8_init(void)
 {
     __builtin_cpu_init();
     x8_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
+    /* CUZK_NO_SIMD (any value): behave as on a CPU without IFMA */
+    if (getenv("CUZK_NO_SIMD")) x8_ok = false;
     uint64_t p2[6], c = 0;
     for (int i = 0; i < 6; i++) {
         uint64_t v = CZ_FP_MODULUS[i];
