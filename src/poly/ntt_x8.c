@@ -11,8 +11,8 @@
  * (32r < 2^260); every kernel writes canonical (< r) results, so the
  * scalar kernels of ntt.c can run any stage in between.
  * The 64-bit AoS elements are transposed to limb-major order with two
- * permutes and a blend per limb (contiguous runs) or gathered (strided
- * twiddles).
+ * permutes and a blend per limb (strided twiddles are first assembled
+ * from 256-bit loads).
  */
 #include "ntt_x8.h"
 
@@ -55,25 +55,27 @@ bool cz__ntt_x8_supported(void) { return x8_ok; }
 
 /* ---- transposition and radix conversion ----------------------------------- */
 
-/* q[k] = 64-bit limb k of p[i·st], i < 8. */
+/* q[k] = 64-bit limb k of p[i·st], i < 8. Strided runs are assembled
+ * from 256-bit loads (VPGATHERQQ cost ~15% of a transform on Zen 4). */
 TGT static inline void ld_q(__m512i q[4], const cz_fr *p, ptrdiff_t st)
 {
+    __m512i z[4];
     if (st == 1) {
-        const __m512i z0 = _mm512_loadu_si512(p), z1 = _mm512_loadu_si512(p + 2);
-        const __m512i z2 = _mm512_loadu_si512(p + 4), z3 = _mm512_loadu_si512(p + 6);
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; k++) {
-            const __m512i ix = _mm512_setr_epi64(k, 4 + k, 8 + k, 12 + k, k, 4 + k, 8 + k, 12 + k);
-            __m512i lo = _mm512_permutex2var_epi64(z0, ix, z1);
-            __m512i hi = _mm512_permutex2var_epi64(z2, ix, z3);
-            q[k] = _mm512_mask_blend_epi64(0xF0, lo, hi);
-        }
+        for (int j = 0; j < 4; j++) z[j] = _mm512_loadu_si512(p + 2 * j);
     } else {
-        const long long s = (long long)st * 4;
-        const __m512i ix = _mm512_setr_epi64(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; k++)
-            q[k] = _mm512_i64gather_epi64(ix, (const void *)((const uint64_t *)p->l + k), 8);
+        for (int j = 0; j < 4; j++)
+            z[j] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const void *)(p + 2 * j * st))),
+                                      _mm256_loadu_si256((const void *)(p + (2 * j + 1) * st)), 1);
+    }
+    /* z[j] = elements 2j, 2j+1 (four limbs each) */
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++) {
+        const __m512i ix = _mm512_setr_epi64(k, 4 + k, 8 + k, 12 + k, k, 4 + k, 8 + k, 12 + k);
+        __m512i lo = _mm512_permutex2var_epi64(z[0], ix, z[1]);
+        __m512i hi = _mm512_permutex2var_epi64(z[2], ix, z[3]);
+        q[k] = _mm512_mask_blend_epi64(0xF0, lo, hi);
     }
 }
 
