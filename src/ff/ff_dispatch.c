@@ -9,6 +9,7 @@
  * callers must not run concurrently with field arithmetic.
  */
 #include "ff_internal.h"
+#include <stdlib.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -21,6 +22,19 @@ bool cz_ff_adx_supported(void)
     unsigned a, b, c, d;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
     return (b & (1u << 8)) && (b & (1u << 19)); /* BMI2, ADX */
+#else
+    return false;
+#endif
+}
+
+bool cz_ff_ifma_supported(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* CUZK_NO_SIMD (any value): behave as on a CPU without IFMA */
+    if (getenv("CUZK_NO_SIMD")) return false;
+    /* __builtin_cpu_supports also checks that the OS saves the ZMM state */
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
 #else
     return false;
 #endif

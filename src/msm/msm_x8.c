@@ -28,7 +28,6 @@
  */
 #include "msm_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #if CZ_MSM_HAVE_X8
@@ -71,10 +70,7 @@ static void from48(uint64_t q[6], const uint64_t o[8])
 
 __attribute__((constructor)) static void x8_init(void)
 {
-    __builtin_cpu_init();
-    x8_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
-    /* CUZK_NO_SIMD (any value): behave as on a CPU without IFMA */
-    if (getenv("CUZK_NO_SIMD")) x8_ok = false;
+    x8_ok = cz_ff_ifma_supported();
     uint64_t p2[6], c = 0;
     for (int i = 0; i < 6; i++) {
         uint64_t v = CZ_FP_MODULUS[i];

@@ -16,8 +16,6 @@
  */
 #include "ntt_x8.h"
 
-#include <stdlib.h>
-
 #if CZ_NTT_HAVE_X8
 
 #include <immintrin.h>
@@ -35,10 +33,7 @@ int cz__ntt_x8_on;
 
 __attribute__((constructor)) static void ntt_x8_init(void)
 {
-    __builtin_cpu_init();
-    x8_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
-    /* CUZK_NO_SIMD (any value): behave as on a CPU without IFMA */
-    if (getenv("CUZK_NO_SIMD")) x8_ok = false;
+    x8_ok = cz_ff_ifma_supported();
     cz__ntt_x8_on = x8_ok;
     const uint64_t *q = CZ_FR_MODULUS;
     R52[0] = q[0] & M52;

@@ -664,6 +664,17 @@ static void backend_selection(void **state)
     assert_int_equal(cz_ff_set_backend(saved), CZ_OK);
     assert_string_equal(cz_ff_backend_name(CZ_FF_ADX), "adx");
     assert_string_equal(cz_ff_backend_name(CZ_FF_PORTABLE), "portable");
+    /* CUZK_NO_SIMD turns the IFMA kernels' CPU check off (restored after) */
+    const char *prev = getenv("CUZK_NO_SIMD");
+    char *keep = prev ? strdup(prev) : NULL;
+    assert_int_equal(setenv("CUZK_NO_SIMD", "1", 1), 0);
+    assert_false(cz_ff_ifma_supported());
+    if (keep) {
+        assert_int_equal(setenv("CUZK_NO_SIMD", keep, 1), 0);
+        free(keep);
+    } else {
+        assert_int_equal(unsetenv("CUZK_NO_SIMD"), 0);
+    }
 }
 
 /* ---- Fr specifics ------------------------------------------------------- */
