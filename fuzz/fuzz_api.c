@@ -78,9 +78,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     uint8_t *dec;
     size_t dlen;
-    if (cz_base64_decode(body, blen, &dec, &dlen)) {
-        size_t elen;
-        char *enc = cz_base64_encode(dec, dlen, &elen);
+    if (cz_base64_decode(body, blen, &dec, &dlen) == CZ_OK) {
+        size_t elen = 0;
+        char *enc = NULL;
+        check(cz_base64_encode(dec, dlen, &enc, &elen) == CZ_OK, "base64 encode failed");
         check(enc && elen == blen && !memcmp(enc, body, blen), "base64 not canonical");
         free(enc);
         free(dec);

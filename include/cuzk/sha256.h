@@ -38,6 +38,31 @@ typedef struct {
 
 /* One compression: state = compress(state, block). */
 void cz_sha256_compress(uint32_t state[8], const uint8_t block[64]);
+/* nblocks compressions in a row over 64·nblocks contiguous bytes (no
+ * padding added): the way to hash a prepared multi-block message without
+ * copying it through a context. */
+void cz_sha256_compress_blocks(uint32_t state[8], const uint8_t *blocks, size_t nblocks);
+
+/* Compression paths. The native calls above use the SHA-NI one when the
+ * CPU has the SHA extensions (CPUID.7.0:EBX bit 29, with SSSE3/SSE4.1) and
+ * the environment variable CUZK_NO_SIMD is unset; the portable one
+ * otherwise. The choice is made on first use and then fixed. Both give
+ * identical results. */
+typedef enum {
+    CZ_SHA256_IMPL_PORTABLE = 0,
+    CZ_SHA256_IMPL_SHANI = 1
+} cz_sha256_impl;
+
+/* Whether the SHA-NI path can run here (false under CUZK_NO_SIMD). */
+bool cz_sha256_shani_supported(void);
+/* The path the native calls use. */
+cz_sha256_impl cz_sha256_active_impl(void);
+/* "portable" / "sha-ni"; never NULL. */
+const char *cz_sha256_impl_name(cz_sha256_impl impl);
+/* cz_sha256_compress_blocks through a chosen path (for tests and
+ * benchmarks): CZ_ERR_UNSUPPORTED when that path cannot run here. */
+CZ_WUR cz_status cz_sha256_compress_blocks_with(cz_sha256_impl impl, uint32_t state[8],
+                                                const uint8_t *blocks, size_t nblocks);
 void cz_sha256_init(cz_sha256_ctx *c);
 void cz_sha256_update(cz_sha256_ctx *c, const void *data, size_t len);
 void cz_sha256_final(cz_sha256_ctx *c, uint8_t out[32]);

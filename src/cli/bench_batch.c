@@ -689,7 +689,8 @@ static void daemon_one(daemon_run *d, proof_row *p)
     cz_errbuf e = {{0}};
     cz_http_response r = {0};
     size_t b64n = 0;
-    char *b64 = cz_base64_encode(p->payload, p->payload_len, &b64n);
+    char *b64 = NULL;
+    if (cz_base64_encode(p->payload, p->payload_len, &b64, &b64n) != CZ_OK) b64 = NULL;
     json_t *o = json_object();
     char *body = NULL;
     p->state = CZ_JOB_FAILED;
@@ -740,7 +741,7 @@ static void daemon_one(daemon_run *d, proof_row *p)
         p->total_ms = json_real_value(json_object_get(j, "total_ms"));
         json_t *pr = json_object_get(j, "proof_b64");
         if (!strcmp(state, "done") && json_is_string(pr) &&
-            cz_base64_decode(json_string_value(pr), json_string_length(pr), &p->proof, &p->proof_len)) {
+            cz_base64_decode(json_string_value(pr), json_string_length(pr), &p->proof, &p->proof_len) == CZ_OK) {
             p->state = CZ_JOB_DONE;
         } else {
             json_t *er = json_object_get(j, "error");

@@ -83,7 +83,7 @@ static int write_proof(const char *body, const char *path)
     int rc = 1;
     uint8_t *p;
     size_t n;
-    if (b64 && cz_base64_decode(b64, strlen(b64), &p, &n)) {
+    if (b64 && cz_base64_decode(b64, strlen(b64), &p, &n) == CZ_OK) {
         FILE *f = fopen(path, "wb");
         if (f && fwrite(p, 1, n, f) == n)
             rc = 0;
@@ -175,7 +175,8 @@ int cz_cmd_client(int argc, char **argv)
                 json_decref(o);
                 goto out;
             }
-            char *b64 = cz_base64_encode((const uint8_t *)data, n, NULL);
+            char *b64 = NULL;
+            if (cz_base64_encode((const uint8_t *)data, n, &b64, NULL) != CZ_OK) b64 = NULL;
             json_object_set_new(o, "payload_b64", json_string(b64));
             free(b64);
             free(data);

@@ -36,6 +36,7 @@ static const command_t bench_suites[] = {
 #ifdef CZ_HAVE_BENCH_CUDA
     {"cuda", cz_bench_cuda, "CUDA kernels vs the CPU (needs a GPU)"},
 #endif
+    {"sdr", cz_bench_sdr, "Filecoin SDR sealing phases: --sector-size 8MiB --threads T"},
 #ifdef CZ_HAVE_BENCH_BATCH
     {"batch", cz_bench_batch, "engine batch: --count N --concurrency J [--circuit ID] [--partitions P] [--plot F.png]"},
     {"single", cz_bench_single, "engine, one partition at a time (pipelining off), for comparison with batch"},
@@ -50,6 +51,8 @@ static const command_t commands[] = {
     {"verify", cz_cmd_verify, "verify: --circuit ID --params F --payload P --proof proof.bin | --vk --proof --public"},
     {"export-wtns", cz_cmd_export_wtns, "a partition's witness as snarkjs .wtns: --circuit ID --payload P -o F"},
     {"export-json", cz_cmd_export_json, "vk, proofs, public inputs as snarkjs JSON: --circuit ID --params F -o DIR"},
+    {"seal", cz_cmd_seal, "Filecoin PC1+PC2+C1 of a 2KiB/8MiB/512MiB sector: --sector-size S --prover-id --sector-id --ticket --seed -o c1.json"},
+    {"c1", cz_cmd_c1, "c1 check FILE: verify a Filecoin C1 output (filecoin-proofs-api JSON or Curio's wrapper)"},
 #ifdef CZ_HAVE_CMD_GEN_VANILLA
     {"gen-vanilla", cz_cmd_gen_vanilla, "random sector + vanilla proof: --preset S --partitions N --seed S -o F"},
 #endif

@@ -247,109 +247,6 @@ none:
     return 404;
 }
 
-/* ---- base64 ----------------------------------------------------------- */
-
-static const char b64tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *cz_base64_encode(const uint8_t *in, size_t len, size_t *outlen)
-{
-    size_t n = 4 * ((len + 2) / 3);
-    char *o = malloc(n + 1);
-    if (!o)
-        return NULL;
-    size_t j = 0;
-    size_t i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-        o[j++] = b64tab[v >> 18];
-        o[j++] = b64tab[(v >> 12) & 63];
-        o[j++] = b64tab[(v >> 6) & 63];
-        o[j++] = b64tab[v & 63];
-    }
-    if (len - i == 1) {
-        uint32_t v = (uint32_t)in[i] << 16;
-        o[j++] = b64tab[v >> 18];
-        o[j++] = b64tab[(v >> 12) & 63];
-        o[j++] = '=';
-        o[j++] = '=';
-    } else if (len - i == 2) {
-        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
-        o[j++] = b64tab[v >> 18];
-        o[j++] = b64tab[(v >> 12) & 63];
-        o[j++] = b64tab[(v >> 6) & 63];
-        o[j++] = '=';
-    }
-    o[j] = 0;
-    if (outlen)
-        *outlen = j;
-    return o;
-}
-
-static int b64val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-bool cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *outlen)
-{
-    *out = NULL;
-    *outlen = 0;
-    if (len % 4)
-        return false;
-    size_t pad = 0;
-    if (len >= 1 && in[len - 1] == '=')
-        pad++;
-    if (len >= 2 && in[len - 2] == '=')
-        pad++;
-    size_t n = len / 4 * 3 - pad;
-    uint8_t *o = malloc(n ? n : 1);
-    if (!o)
-        return false;
-    size_t j = 0;
-    for (size_t i = 0; i < len; i += 4) {
-        int v[4];
-        bool last = i + 4 == len;
-        for (int k = 0; k < 4; k++) {
-            unsigned char c = (unsigned char)in[i + k];
-            if (c == '=' && last && k >= 4 - (int)pad) {
-                v[k] = 0;
-                continue;
-            }
-            v[k] = b64val(c);
-            if (v[k] < 0) {
-                free(o);
-                return false;
-            }
-        }
-        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-        size_t take = last ? 3 - pad : 3;
-        /* canonical: the bits below the last emitted byte must be zero */
-        if (last && pad == 1 && (w & 0xff))
-            goto bad;
-        if (last && pad == 2 && (w & 0xffff))
-            goto bad;
-        uint8_t b[3] = {(uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w};
-        for (size_t k = 0; k < take; k++)
-            o[j++] = b[k];
-    }
-    *out = o;
-    *outlen = j;
-    return true;
-bad:
-    free(o);
-    return false;
-}
-
 /* ---- submit ----------------------------------------------------------- */
 
 void cz_api_submit_free(cz_api_submit *s)
@@ -439,7 +336,7 @@ int cz_api_parse_submit(const char *body, size_t len, uint64_t max_payload, cz_a
                     rc = 413;
                     goto out;
                 }
-                if (!cz_base64_decode(json_string_value(v), n, &out->payload, &out->payload_len)) {
+                if (cz_base64_decode(json_string_value(v), n, &out->payload, &out->payload_len) != CZ_OK) {
                     errf(err, errlen, "field 'payload_b64' is not valid padded base64 (RFC 4648)");
                     goto out;
                 }
@@ -569,8 +466,8 @@ json_t *cz_api_job_json(const cz_job_result *r, bool with_proof)
     }
     if (with_proof && r->proof) {
         size_t n = 0;
-        char *b = cz_base64_encode(r->proof, r->proof_len, &n);
-        if (b) {
+        char *b = NULL;
+        if (cz_base64_encode(r->proof, r->proof_len, &b, &n) == CZ_OK) {
             json_object_set_new(o, "proof_b64", json_stringn(b, n));
             free(b);
         }

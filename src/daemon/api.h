@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include "cuzk/base64.h"
 #include "cuzk/engine.h"
 
 typedef enum {
@@ -71,10 +72,6 @@ int cz_api_parse_submit(const char *body, size_t len, uint64_t max_payload, cz_a
                         char *err, size_t errlen);
 void cz_api_submit_free(cz_api_submit *s);
 
-/* Standard base64 (RFC 4648, padded). decode: strict (no whitespace, no
- * missing padding, zero trailing bits); returns false on any error. */
-char *cz_base64_encode(const uint8_t *in, size_t len, size_t *outlen);
-bool cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *outlen);
 
 /* A job snapshot as JSON (proof as "proof_b64" when present). */
 json_t *cz_api_job_json(const cz_job_result *r, bool with_proof);

@@ -236,7 +236,7 @@ static inline void dt_check_proof(json_t *job, const void *payload, size_t len, 
     assert_non_null(b64);
     uint8_t *proof;
     size_t plen;
-    assert_true(cz_base64_decode(b64, strlen(b64), &proof, &plen));
+    assert_int_equal(cz_base64_decode(b64, strlen(b64), &proof, &plen), CZ_OK);
     assert_int_equal(plen, 192 * parts);
     assert_int_equal(json_integer_value(json_object_get(job, "proof_len")), plen);
     for (uint32_t k = 0; k < parts; k++)

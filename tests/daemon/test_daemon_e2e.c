@@ -46,7 +46,8 @@ static void prove_and_verify(const char *circuit, uint32_t parts)
              pdir);
     dt_start(&d, ini);
 
-    char *b64 = cz_base64_encode(payload, plen, NULL);
+    char *b64 = NULL;
+    assert_int_equal(cz_base64_encode(payload, plen, &b64, NULL), CZ_OK);
     size_t blen = strlen(b64) + 256;
     char *body = malloc(blen);
     snprintf(body, blen, "{\"circuit\":\"%s\",\"payload_b64\":\"%s\",\"partitions\":%u}", circuit, b64, parts);
@@ -59,7 +60,7 @@ static void prove_and_verify(const char *circuit, uint32_t parts)
     const char *pb = dt_str(j, "proof_b64");
     uint8_t *proof;
     size_t prlen;
-    assert_true(cz_base64_decode(pb, strlen(pb), &proof, &prlen));
+    assert_int_equal(cz_base64_decode(pb, strlen(pb), &proof, &prlen), CZ_OK);
     assert_int_equal(prlen, 192 * parts);
     json_decref(j);
 
