@@ -4,7 +4,7 @@
 # unix socket, generates PoRep-shaped vanilla proofs, proves them through
 # the daemon (all submitted at once: the engine pipelines them), verifies
 # every proof with `cuzk verify`, prints the figures, stops the daemon.
-#   CUZK_DEMO_PRESET      circuit preset (default porep-14)
+#   CUZK_DEMO_PRESET      circuit preset (default shaped-14)
 #   CUZK_DEMO_PROOFS      number of proofs (default 4)
 #   CUZK_DEMO_PARTITIONS  partitions per proof (default 2)
 #   CUZK_DEMO_PARAMS      parameter directory (default ./cuzk-params)
@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cuzk=$root/build/src/cli/cuzk
 cuzkd=$root/build/src/daemon/cuzkd
-preset=${CUZK_DEMO_PRESET:-porep-14}
+preset=${CUZK_DEMO_PRESET:-shaped-14}
 proofs=${CUZK_DEMO_PROOFS:-4}
 parts=${CUZK_DEMO_PARTITIONS:-2}
 params=${CUZK_DEMO_PARAMS:-$root/cuzk-params}

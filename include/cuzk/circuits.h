@@ -106,8 +106,8 @@ typedef struct {
     uint64_t graph_seed;
 } cz_porep_params;
 
-/* Presets by name: "porep-12", "porep-14", "porep-16" (Poseidon),
- * "porep-18", "porep-20" (SHA-256). NULL when unknown. The pointers are
+/* Presets by name: "shaped-12", "shaped-14", "shaped-16" (Poseidon),
+ * "shaped-18", "shaped-20" (SHA-256). NULL when unknown. The pointers are
  * static. cz_porep_preset_at(i) for i < cz_porep_preset_count(). */
 const cz_porep_params *cz_porep_preset_get(const char *name);
 size_t cz_porep_preset_count(void);

@@ -7,7 +7,7 @@
  *   mulchain-N       the generic multiplication chain (cuzk/circuits.h),
  *                    N multiplications; payload: {"x0": "<decimal>"} (or
  *                    empty: x0 = 1); partition p proves x0 + p.
- *   porep-K          the PoRep-shaped presets (cuzk/circuits.h), payload:
+ *   shaped-K          the PoRep-shaped presets (cuzk/circuits.h), payload:
  *                    a vanilla proof (docs/vanilla-proof.md) whose
  *                    partition count equals the job's.
  *

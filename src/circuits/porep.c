@@ -7,7 +7,7 @@
  * rows) + inputs <= 2^k. Their parameters were chosen by recording
  * candidates (cz_porep_count) and keeping the largest shape under the
  * budget; `cuzk bench synth --preset S` and the tests print the exact
- * counts, and tests/circuits/test_porep.c checks porep-12 and porep-14 fit.
+ * counts, and tests/circuits/test_porep.c checks shaped-12 and shaped-14 fit.
  */
 #include "cuzk/circuits.h"
 #include "cuzk/gadgets.h"
@@ -21,11 +21,11 @@
 
 /* name, log_domain, log_nodes, L, B, E, C, arity d, c, r, hash, graph seed */
 static const cz_porep_params PRESETS[] = {
-    {"porep-12", 12, 3, 3, 1, 1, 1, 8, 8, 8, CZ_POREP_POSEIDON, 0x706f72657031320full},
-    {"porep-14", 14, 6, 3, 2, 2, 2, 8, 8, 8, CZ_POREP_POSEIDON, 0x706f72657031340full},
-    {"porep-16", 16, 12, 6, 2, 2, 4, 2, 8, 8, CZ_POREP_POSEIDON, 0x706f72657031360full},
-    {"porep-18", 18, 3, 3, 2, 1, 1, 2, 8, 8, CZ_POREP_SHA256, 0x706f72657031380full},
-    {"porep-20", 20, 6, 5, 2, 2, 2, 2, 8, 8, CZ_POREP_SHA256, 0x706f72657032300full},
+    {"shaped-12", 12, 3, 3, 1, 1, 1, 8, 8, 8, CZ_POREP_POSEIDON, 0x706f72657031320full},
+    {"shaped-14", 14, 6, 3, 2, 2, 2, 8, 8, 8, CZ_POREP_POSEIDON, 0x706f72657031340full},
+    {"shaped-16", 16, 12, 6, 2, 2, 4, 2, 8, 8, CZ_POREP_POSEIDON, 0x706f72657031360full},
+    {"shaped-18", 18, 3, 3, 2, 1, 1, 2, 8, 8, CZ_POREP_SHA256, 0x706f72657031380full},
+    {"shaped-20", 20, 6, 5, 2, 2, 2, 2, 8, 8, CZ_POREP_SHA256, 0x706f72657032300full},
 };
 #define N_PRESETS (sizeof PRESETS / sizeof PRESETS[0])
 

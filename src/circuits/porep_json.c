@@ -3,7 +3,7 @@
  *
  *   {
  *     "format": "cuzk-porep-vanilla", "version": 1,
- *     "preset": "porep-14",
+ *     "preset": "shaped-14",
  *     "params": { "log_domain": 14, "log_nodes": 6, "layers": 3,
  *                 "base_parents": 2, "exp_parents": 2, "challenges": 2,
  *                 "tree_d_arity": 8, "tree_c_arity": 8, "tree_r_arity": 8,

@@ -430,7 +430,7 @@ typedef struct {
 static void usage_batch(const char *cmd)
 {
     fprintf(stderr,
-            "usage: cuzk bench %s [--count N] [--concurrency J] [--circuit mulchain-N | --preset porep-K]\n"
+            "usage: cuzk bench %s [--count N] [--concurrency J] [--circuit mulchain-N | --preset shaped-K]\n"
             "        [--partitions P] [--partition-workers W] [--workers-per-device D] [--lookahead L]\n"
             "        [--finalizers F] [--budget BYTES|auto] [--budget-partitions K] [--param-dir DIR]\n"
             "        [--threads T] [--seed S] [--timeline FILE] [--trace out.json] [--plot out.png] [--json]\n"

@@ -36,8 +36,8 @@ int cz_bench_prove(int argc, char **argv)
     const char *preset = cz_arg_str(argc, argv, "--preset", NULL);
     char idbuf[64];
     if (!circuit && preset) {
-        /* "--preset 14" or "--preset porep-14" */
-        snprintf(idbuf, sizeof idbuf, "%s%s", strncmp(preset, "porep-", 6) ? "porep-" : "", preset);
+        /* "--preset 14" or "--preset shaped-14" */
+        snprintf(idbuf, sizeof idbuf, "%s%s", strncmp(preset, "shaped-", 7) ? "shaped-" : "", preset);
         circuit = idbuf;
     }
     if (!circuit) circuit = "mulchain-16000";

@@ -70,7 +70,7 @@ static long vm_hwm_kib(void)
 
 int cz_bench_synth(int argc, char **argv)
 {
-    const char *name = cz_arg_str(argc, argv, "--preset", "porep-14");
+    const char *name = cz_arg_str(argc, argv, "--preset", "shaped-14");
     long threads = cz_arg_long(argc, argv, "--threads", 1);
     long samples = cz_arg_long(argc, argv, "--samples", 3);
     bool json = cz_arg_flag(argc, argv, "--json");

@@ -144,6 +144,11 @@ int cz_cmd_seal(int argc, char **argv) {
         seal_usage();
         return 2;
     }
+    if (proof->sector_size > (512ull << 20)) {
+        fprintf(stderr, "cuzk seal: %s sectors are not sealed in memory (2KiB, 8MiB and 512MiB are); "
+                        "cuzk proves their C1 outputs\n", proof->name);
+        return 1;
+    }
     cz_fil_seal_params sp;
     memset(&sp, 0, sizeof sp);
     sp.proof = proof;
@@ -185,7 +190,10 @@ int cz_cmd_seal(int argc, char **argv) {
         for (int i = 0; i < 8; i++) key[i] = (uint8_t)(rs >> (8 * i));
         len = unpadded;
         data = malloc(len);
-        if (!data) return 1;
+        if (!data) {
+            fprintf(stderr, "cuzk seal: out of memory for %zu bytes of sector data\n", len);
+            return 1;
+        }
         cz_chacha_rng r;
         cz_chacha_rng_init(&r, key, 20);
         cz_chacha_rng_fill_bytes(&r, data, len);
@@ -249,7 +257,9 @@ int cz_cmd_c1(int argc, char **argv) {
     cz_errbuf err = { { 0 } };
     cz_status st = cz_fil_c1_read_file(&c1, path, &err);
     if (st != CZ_OK) {
-        fprintf(stderr, "cuzk c1 check: %s: %s\n", path, err.msg[0] ? err.msg : cz_status_str(st));
+        /* the reader's message starts with the file name */
+        if (err.msg[0]) fprintf(stderr, "cuzk c1 check: %s\n", err.msg);
+        else fprintf(stderr, "cuzk c1 check: %s: %s\n", path, cz_status_str(st));
         return 1;
     }
     cz_pool *pool = make_pool(cz_arg_long(argc, argv, "--threads", 0));

@@ -123,7 +123,7 @@ int cz_cmd_setup(int argc, char **argv)
     const char *zkey = cz_arg_str(argc, argv, "--zkey", NULL);
     if (!circuit) {
         fprintf(stderr, "usage: cuzk setup --circuit ID [-o FILE.params] [--zkey FILE.zkey] [--threads T]\n"
-                        "  ID: mulchain-N | porep-12 | porep-14 | porep-16 | porep-18 | porep-20\n"
+                        "  ID: mulchain-N | shaped-12 | shaped-14 | shaped-16 | shaped-18 | shaped-20\n"
                         "  writes FILE.params (bellperson layout), FILE.meta (sidecar), FILE.cache, FILE.pce\n");
         return 2;
     }

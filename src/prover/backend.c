@@ -98,7 +98,7 @@ static cz_status get_circuit(backend_ctx *b, const char *id, circuit_entry **out
     const circuit_kind *k = cz__find_kind(id);
     if (!k || strlen(id) >= sizeof((circuit_entry *)0)->id) {
         pthread_mutex_unlock(&b->mu);
-        return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (known: mulchain-N, porep-12..porep-20)", id);
+        return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (known: mulchain-N, shaped-12..shaped-20)", id);
     }
     circuit_entry *c = calloc(1, sizeof *c);
     if (!c) {

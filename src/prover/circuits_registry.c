@@ -102,7 +102,7 @@ static cz_status mc_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool *
     return CZ_OK;
 }
 
-/* ---- porep-K: the PoRep-shaped presets --------------------------------------- */
+/* ---- shaped-K: the PoRep-shaped presets --------------------------------------- */
 typedef struct {
     const cz_porep_params *p;
     cz_porep_ctx shape_ctx; /* vanilla NULL: shape-only recording */
@@ -111,7 +111,7 @@ typedef struct {
 static cz_status pr_resolve(const char *id, void **shape, cz_errbuf *err)
 {
     const cz_porep_params *p = cz_porep_preset_get(id);
-    if (!p) return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (PoRep presets: porep-12 .. porep-20)", id);
+    if (!p) return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (PoRep presets: shaped-12 .. shaped-20)", id);
     porep_shape *s = calloc(1, sizeof *s);
     if (!s) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
     s->p = p;
@@ -195,7 +195,7 @@ static cz_status pr_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool *
 
 static const circuit_kind KINDS[] = {
     {"mulchain-", mc_resolve, mc_free, mc_shape, mc_parse, free, mc_part, free, mc_public, mc_sample},
-    {"porep-", pr_resolve, free, pr_shape, pr_parse, pr_free_job, pr_part, free, pr_public, pr_sample},
+    {"shaped-", pr_resolve, free, pr_shape, pr_parse, pr_free_job, pr_part, free, pr_public, pr_sample},
 };
 
 const circuit_kind *cz__find_kind(const char *id)

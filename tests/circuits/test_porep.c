@@ -1,6 +1,6 @@
 /*
  * PoRep-shaped circuit and vanilla proofs (cuzk/circuits.h):
- *  - presets: porep-12/14 (and 16 outside sanitizers) recorded, constraints
+ *  - presets: shaped-12/14 (and 16 outside sanitizers) recorded, constraints
  *    + inputs <= 2^k, and the count equals an independent formula built
  *    from the gadget costs documented in poseidon.h / merkle.h;
  *  - the graph obeys its documented contract for every node;
@@ -81,9 +81,9 @@ static uint64_t model_constraints(const cz_porep_params *p)
 static void test_presets_fit(void **state)
 {
     (void)state;
-    const char *names[] = {"porep-12", "porep-14",
+    const char *names[] = {"shaped-12", "shaped-14",
 #ifndef CUZK_SANITIZED
-                           "porep-16"
+                           "shaped-16"
 #endif
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -101,13 +101,13 @@ static void test_presets_fit(void **state)
         assert_true((sh.constraints + sh.inputs) * 10 >= (1ull << p->log_domain) * 9);
         assert_int_equal(sh.constraints, model_constraints(p));
     }
-    assert_null(cz_porep_preset_get("porep-13"));
+    assert_null(cz_porep_preset_get("shaped-13"));
     assert_null(cz_porep_preset_get(NULL));
-    assert_non_null(cz_porep_preset_get("porep-18"));
-    assert_non_null(cz_porep_preset_get("porep-20"));
-    assert_int_equal(cz_porep_preset_get("porep-20")->hash, CZ_POREP_SHA256);
+    assert_non_null(cz_porep_preset_get("shaped-18"));
+    assert_non_null(cz_porep_preset_get("shaped-20"));
+    assert_int_equal(cz_porep_preset_get("shaped-20")->hash, CZ_POREP_SHA256);
     /* bad parameters are refused with a message */
-    cz_porep_params bad = *cz_porep_preset_get("porep-14");
+    cz_porep_params bad = *cz_porep_preset_get("shaped-14");
     bad.log_nodes = 5; /* not a multiple of log2(8) */
     cz_errbuf e = {{0}};
     assert_int_equal(cz_porep_params_check(&bad, &e), CZ_ERR_INVALID_ARG);
@@ -117,7 +117,7 @@ static void test_presets_fit(void **state)
 static void test_graph(void **state)
 {
     (void)state;
-    cz_porep_params p = *cz_porep_preset_get("porep-16");
+    cz_porep_params p = *cz_porep_preset_get("shaped-16");
     uint64_t n = 1ull << p.log_nodes, par[CZ_POREP_MAX_PARENTS];
     for (uint64_t i = 0; i < n; i++) {
         cz_porep_parents(&p, i, par);
@@ -187,7 +187,7 @@ static void check_synthesis(const cz_porep_vanilla *v, size_t part, const cz_pce
 static void test_generated_satisfies(void **state)
 {
     (void)state;
-    const char *names[] = {"porep-12", "porep-14"};
+    const char *names[] = {"shaped-12", "shaped-14"};
     for (size_t i = 0; i < 2; i++) {
         const cz_porep_params *p = cz_porep_preset_get(names[i]);
         cz_porep_vanilla *v = gen(p, cz_test_seed() + i, 2, NULL);
@@ -257,7 +257,7 @@ static void bump(cz_fr *x)
 static void test_tamper(void **state)
 {
     (void)state;
-    const cz_porep_params *p = cz_porep_preset_get("porep-14");
+    const cz_porep_params *p = cz_porep_preset_get("shaped-14");
     cz_porep_vanilla *v = gen(p, cz_test_seed() ^ 0x55, 2, NULL);
     cz_porep_ctx shape = {.params = p};
     cz_pce *pce = NULL;
@@ -318,7 +318,7 @@ static void test_tamper(void **state)
 static void test_public_inputs_bound(void **state)
 {
     (void)state;
-    const cz_porep_params *p = cz_porep_preset_get("porep-14");
+    const cz_porep_params *p = cz_porep_preset_get("shaped-14");
     cz_porep_vanilla *v = gen(p, cz_test_seed() ^ 0x77, 1, NULL);
     cz_porep_ctx ctx;
     assert_int_equal(cz_porep_ctx_init(&ctx, v, 0), CZ_OK);
@@ -478,7 +478,7 @@ static void ed_parent_label_str(json_t *r)
                                        "labels"),
                        2, json_integer(5));
 }
-static void ed_preset(json_t *r) { json_object_set_new(r, "preset", json_string("porep-99")); }
+static void ed_preset(json_t *r) { json_object_set_new(r, "preset", json_string("shaped-99")); }
 static void ed_layers(json_t *r)
 {
     json_object_set_new(json_object_get(r, "params"), "layers", json_integer(4));
@@ -505,7 +505,7 @@ static void ed_sha_parent_label_big(json_t *r)
 static void test_json(void **state)
 {
     (void)state;
-    const cz_porep_params *p = cz_porep_preset_get("porep-12");
+    const cz_porep_params *p = cz_porep_preset_get("shaped-12");
     cz_porep_vanilla *v = gen(p, cz_test_seed() ^ 0x99, 2, NULL);
     char *js = NULL;
     size_t len = 0;
@@ -569,7 +569,7 @@ static void test_json(void **state)
     cz_porep_vanilla_free(v);
 
     /* a SHA-256 preset: round trip, and labels must fit 254 bits */
-    v = gen(cz_porep_preset_get("porep-18"), cz_test_seed() ^ 0x18, 1, NULL);
+    v = gen(cz_porep_preset_get("shaped-18"), cz_test_seed() ^ 0x18, 1, NULL);
     assert_int_equal(cz_porep_vanilla_to_json(v, &js, &len), CZ_OK);
     assert_int_equal(cz_porep_vanilla_parse(&t, js, len, &e), CZ_OK);
     assert_int_equal(cz_porep_vanilla_to_json(t, &js2, NULL), CZ_OK);

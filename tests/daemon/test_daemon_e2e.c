@@ -22,7 +22,7 @@ static void prove_and_verify(const char *circuit, uint32_t parts)
     cz_errbuf err = {{0}};
     assert_int_equal(cz_prover_backend_create(&be, &pc, &err), CZ_OK);
     cz_status st = cz_prover_ensure_params(&be, circuit, NULL, &err);
-    if (st == CZ_ERR_NOT_FOUND && !strncmp(circuit, "porep-", 6)) {
+    if (st == CZ_ERR_NOT_FOUND && !strncmp(circuit, "shaped-", 7)) {
         /* the PoRep presets land separately; until then this case skips */
         fprintf(stderr, "skipping %s: %s\n", circuit, err.msg);
         cz_prover_backend_destroy(&be);
@@ -104,7 +104,7 @@ static void test_porep12(void **state)
 #ifdef CUZK_SANITIZED
     skip();
 #else
-    prove_and_verify("porep-12", 2);
+    prove_and_verify("shaped-12", 2);
 #endif
 }
 

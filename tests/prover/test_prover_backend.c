@@ -147,7 +147,7 @@ static void porep_through_the_engine(void **state)
     (void)state;
     cz_engine_backend be;
     cz_engine *eng = make_engine(&be, true);
-    const char *cid = "porep-12";
+    const char *cid = "shaped-12";
     uint8_t *payload;
     size_t plen;
     cz_errbuf e = {{0}};
