@@ -266,12 +266,15 @@ static int snarkjs_verify(int argc, char **argv)
 
 int cz_cmd_verify(int argc, char **argv)
 {
+    /* a Filecoin C2 proof is verified against the C1 output it came from */
+    if (cz_arg_str(argc, argv, "--c1", NULL)) return cz_cmd_fil_verify(argc, argv);
     if (cz_arg_str(argc, argv, "--vk", NULL)) return snarkjs_verify(argc, argv);
     job_args ja;
     int rc = job_args_load(&ja, argc, argv, true);
     if (rc == 2)
         fprintf(stderr, "usage: cuzk verify --circuit ID [--params FILE.params] [--payload P.json] [--partitions N] "
-                        "--proof proof.bin\n   or: cuzk verify --vk vk.json --proof proof.json --public public.json\n");
+                        "--proof proof.bin\n   or: cuzk verify --vk vk.json --proof proof.json --public public.json\n"
+                        "   or: cuzk verify --c1 c1.json --proof proof.bin [--circuit porep-2k] [--vk F.vk | --params-dir D]\n");
     if (rc) return rc;
     cz_engine_backend be;
     rc = make_backend(&be, argc, argv, false);

@@ -48,10 +48,11 @@ static const command_t bench_suites[] = {
 static const command_t commands[] = {
     {"setup", cz_cmd_setup, "trusted setup of a circuit: --circuit ID [-o FILE.params] [--zkey F.zkey]"},
     {"prove", cz_cmd_prove, "prove: --circuit ID --params F --payload P -o proof.bin | --zkey --wtns --proof --public"},
-    {"verify", cz_cmd_verify, "verify: --circuit ID --params F --payload P --proof proof.bin | --vk --proof --public"},
+    {"verify", cz_cmd_verify, "verify: --circuit ID --params F --payload P --proof proof.bin | --vk --proof --public | --c1 C1 --proof --vk"},
     {"export-wtns", cz_cmd_export_wtns, "a partition's witness as snarkjs .wtns: --circuit ID --payload P -o F"},
     {"export-json", cz_cmd_export_json, "vk, proofs, public inputs as snarkjs JSON: --circuit ID --params F -o DIR"},
     {"seal", cz_cmd_seal, "Filecoin PC1+PC2+C1 of a 2KiB/8MiB/512MiB sector: --sector-size S --prover-id --sector-id --ticket --seed -o c1.json"},
+    {"circuit-info", cz_cmd_circuit_info, "circuit shape and R1CS fingerprint: --circuit ID [--json] [--streaming]"},
     {"c1", cz_cmd_c1, "c1 check FILE: verify a Filecoin C1 output (filecoin-proofs-api JSON or Curio's wrapper)"},
 #ifdef CZ_HAVE_CMD_GEN_VANILLA
     {"gen-vanilla", cz_cmd_gen_vanilla, "random sector + vanilla proof: --preset S --partitions N --seed S -o F"},

@@ -1,6 +1,10 @@
 /* The circuit families the production back-end knows. */
 #include "prover_internal.h"
 #include "cuzk/circuits.h"
+#include "cuzk/fil_c1.h"
+#include "cuzk/fil_params.h"
+#include "cuzk/fil_porep_circuit.h"
+#include "cuzk/fil_seal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,9 +197,157 @@ static cz_status pr_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool *
     return CZ_OK;
 }
 
+/* ---- porep-2k ... porep-64g: Filecoin's StackedDrg PoRep C2 ---------------------
+ * The circuit id names a sector size (Curio's names); the R1CS is the same
+ * for every registered proof of that size (API versions and challenge
+ * mechanisms change values, not shape), so the shape is recorded from the
+ * interactive v1.1 proof. A job's payload is a C1 output (filecoin-proofs-api
+ * JSON or Curio's wrapper) of any registered proof of that size; its
+ * partitions are the proof's. */
+typedef struct {
+    const cz_fil_seal_proof *proof; /* the v1.1 interactive proof of the size */
+    cz_fil_porep_circuit shape_ctx; /* c1 NULL: blank circuit */
+} fil_shape;
+
+static cz_status fil_resolve(const char *id, void **shape, cz_errbuf *err)
+{
+    const cz_fil_seal_proof *p = NULL;
+    for (size_t i = 0; i < cz_fil_seal_proofs_count; i++)
+        if (cz_fil_seal_proofs[i].api == CZ_FIL_API_1_1 && !strcmp(cz_fil_seal_proofs[i].circuit_id, id))
+            p = &cz_fil_seal_proofs[i];
+    if (!p)
+        return cz_err(err, CZ_ERR_NOT_FOUND,
+                      "unknown circuit '%s' (Filecoin PoRep: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g)", id);
+    fil_shape *s = calloc(1, sizeof *s);
+    if (!s) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    s->proof = p;
+    s->shape_ctx.proof = p;
+    *shape = s;
+    return CZ_OK;
+}
+
+static cz_status fil_shape_synth(void *shape, cz_synth_fn *fn, const void **ctx)
+{
+    *fn = cz_fil_porep_synth;
+    *ctx = &((fil_shape *)shape)->shape_ctx;
+    return CZ_OK;
+}
+
+static void fil_free_job(void *job)
+{
+    if (!job) return;
+    cz_fil_c1_free(job);
+    free(job);
+}
+
+/* payload: a C1 output of this sector size with nparts = its partitions;
+ * checked natively (cz_fil_c1_check: challenges, paths, labels, encoding)
+ * so a bad one is refused with the value that is wrong, before synthesis. */
+static cz_status fil_parse(void *shape, const uint8_t *payload, size_t len, uint32_t nparts, void **job,
+                           cz_errbuf *err)
+{
+    fil_shape *s = shape;
+    cz_fil_c1 *c1 = calloc(1, sizeof *c1);
+    if (!c1) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    cz_status st = cz_fil_c1_parse(c1, (const char *)payload, len, err);
+    if (st != CZ_OK) {
+        free(c1);
+        return st;
+    }
+    const cz_fil_seal_proof *rp = c1->registered_proof;
+    if (rp->sector_size != s->proof->sector_size)
+        st = cz_err(err, CZ_ERR_MISMATCH, "C1 output is for %s (%s), the job's circuit is %s", rp->name,
+                    rp->circuit_id, s->proof->circuit_id);
+    else if (c1->npartitions != nparts)
+        st = cz_err(err, CZ_ERR_MISMATCH, "C1 output of %s has %zu partitions, the job asks for %u", rp->name,
+                    c1->npartitions, nparts);
+    else
+        st = cz_fil_c1_check(c1, NULL, err);
+    if (st != CZ_OK) {
+        fil_free_job(c1);
+        return st;
+    }
+    *job = c1;
+    return CZ_OK;
+}
+
+static cz_status fil_part(void *shape, void *job, uint32_t part, cz_synth_fn *fn, void **ctx, cz_errbuf *err)
+{
+    fil_shape *s = shape;
+    const cz_fil_c1 *c1 = job;
+    if (part >= c1->npartitions) return cz_err(err, CZ_ERR_INVALID_ARG, "partition %u out of range", part);
+    cz_fil_porep_circuit *c = malloc(sizeof *c);
+    if (!c) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    c->proof = s->proof;
+    c->c1 = c1;
+    c->partition = part;
+    *fn = cz_fil_porep_synth;
+    *ctx = c;
+    return CZ_OK;
+}
+
+static cz_status fil_public(void *shape, void *job, uint32_t part, cz_fr *out, size_t n)
+{
+    (void)shape;
+    size_t got = 0;
+    cz_status st = cz_fil_porep_public_inputs(job, part, out, n, &got, NULL);
+    if (st != CZ_OK) return st;
+    return got == n ? CZ_OK : CZ_ERR_MISMATCH;
+}
+
+/* A sample job: a sector of ChaCha20 bytes sealed in memory (sizes up to
+ * 512MiB), as the C1 JSON of the registered proof with `parts`
+ * partitions (1 for interactive, 13 for non-interactive small sectors). */
+static cz_status fil_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool *pool, uint8_t **payload,
+                            size_t *len, cz_errbuf *err)
+{
+    fil_shape *s = shape;
+    const cz_fil_seal_proof *p = NULL;
+    for (size_t i = 0; i < cz_fil_seal_proofs_count; i++)
+        if (cz_fil_seal_proofs[i].sector_size == s->proof->sector_size && cz_fil_seal_proofs[i].partitions == parts &&
+            cz_fil_seal_proofs[i].api != CZ_FIL_API_1_0)
+            p = p ? p : &cz_fil_seal_proofs[i];
+    if (!p)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "no %s registered proof has %u partitions", s->proof->circuit_id, parts);
+    cz_fil_seal_params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.proof = p;
+    sp.sector_id = seed;
+    for (int i = 0; i < 32; i++) {
+        sp.prover_id[i] = (uint8_t)(seed >> (8 * (i % 8))) ^ (uint8_t)i;
+        sp.ticket[i] = (uint8_t)(i * 7 + 1);
+        sp.seed[i] = (uint8_t)(i * 13 + 5) ^ (uint8_t)seed;
+    }
+    uint64_t n = cz_fil_unpadded_size(p->sector_size);
+    uint8_t *data = malloc(n ? n : 1);
+    if (!data) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+    for (uint64_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        data[i] = (uint8_t)x;
+    }
+    cz_fil_seal_result res;
+    cz_fil_c1 c1;
+    cz_status st = cz_fil_seal(&sp, data, n, pool, &res, &c1, err);
+    free(data);
+    if (st != CZ_OK) return st;
+    char *json = NULL;
+    st = cz_fil_c1_to_json(&c1, &json, len);
+    cz_fil_c1_free(&c1);
+    if (st != CZ_OK) return cz_err(err, st, "cannot serialise the C1 output");
+    *payload = (uint8_t *)json;
+    return CZ_OK;
+}
+
+static void fil_free_part(void *ctx) { free(ctx); }
+
 static const circuit_kind KINDS[] = {
     {"mulchain-", mc_resolve, mc_free, mc_shape, mc_parse, free, mc_part, free, mc_public, mc_sample},
     {"shaped-", pr_resolve, free, pr_shape, pr_parse, pr_free_job, pr_part, free, pr_public, pr_sample},
+    {"porep-", fil_resolve, free, fil_shape_synth, fil_parse, fil_free_job, fil_part, fil_free_part, fil_public,
+     fil_sample},
 };
 
 const circuit_kind *cz__find_kind(const char *id)

@@ -461,7 +461,10 @@ void cz_cs_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c, co
         }
     }
     if (cs->mode == CZ_CS_RECORD) {
-        cz_rec_enforce(cs, lcs);
+        if (cs->sink)
+            cs->sink(cs, cs->sink_ctx, lcs);
+        else
+            cz_rec_enforce(cs, lcs);
     } else if (!cs->failed) { /* checker */
         cz_fr va, vb, vc, ab;
         cz_lc_eval(cs, a, &va);
@@ -499,6 +502,8 @@ static cz_status run_synth(cz_cs *cs, cz_synth_fn synth, const void *ctx)
     }
     return CZ_OK;
 }
+
+cz_status cz_cs_run_synth(cz_cs *cs, cz_synth_fn synth, const void *ctx) { return run_synth(cs, synth, ctx); }
 
 static cz_status take_values(cz_cs *cs, cz_witness *out)
 {

@@ -25,6 +25,11 @@ typedef struct {
 
 #define CZ_CS_MAX_DEPTH 128
 
+/* Streaming sink (fingerprint.c): when set on a recorder, every enforced
+ * constraint (already validated) goes to it instead of the matrix builder,
+ * so nothing proportional to the number of constraints is stored. */
+typedef void (*cz_cs_sink_fn)(cz_cs *cs, void *sink_ctx, const cz_lc *lcs[3]);
+
 struct cz_cs {
     cz_cs_mode mode;
     bool values;  /* assignments are stored */
@@ -53,11 +58,18 @@ struct cz_cs {
     cz_coef_table coefs;
     cz_term *scratch;
     size_t scratch_cap;
+
+    /* streaming recorder (NULL: build the matrices) */
+    cz_cs_sink_fn sink;
+    void *sink_ctx;
 };
 
 cz_status cz_cs_init(cz_cs *cs, cz_cs_mode mode, bool values);
 void cz_cs_release(cz_cs *cs);
 void cz_cs_set_error(cz_cs *cs, cz_status st, const char *msg);
+/* Runs synth on an initialised cs the way every driver does: returns the
+ * sticky error, else synth's status, else checks the scopes are balanced. */
+cz_status cz_cs_run_synth(cz_cs *cs, cz_synth_fn synth, const void *ctx);
 
 /* recorder (pce.c) */
 void cz_rec_enforce(cz_cs *cs, const cz_lc *lcs[3]);
