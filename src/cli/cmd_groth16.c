@@ -60,6 +60,36 @@ static char *base_of(const char *params)
     return b;
 }
 
+/* bellperson's VerifyingKey::write is the prefix of its .params file
+ * (alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, u32 BE ic
+ * count, ic): copy it to <base>.vk, the file Filecoin nodes verify with. */
+static int write_vk(const char *base)
+{
+    char in[4096], out[4096];
+    snprintf(in, sizeof in, "%s.params", base);
+    snprintf(out, sizeof out, "%s.vk", base);
+    FILE *f = fopen(in, "rb");
+    if (!f) return 1;
+    uint8_t head[868];
+    size_t n = fread(head, 1, sizeof head, f);
+    uint32_t nic = n == sizeof head ? (uint32_t)head[864] << 24 | (uint32_t)head[865] << 16 | (uint32_t)head[866] << 8 | head[867] : 0;
+    size_t len = 868 + (size_t)nic * 96;
+    uint8_t *buf = nic && nic < (1u << 24) ? malloc(len) : NULL;
+    int rc = 1;
+    if (buf) {
+        memcpy(buf, head, sizeof head);
+        if (fread(buf + 868, 1, len - 868, f) == len - 868) {
+            FILE *g = fopen(out, "wb");
+            rc = !g || fwrite(buf, 1, len, g) != len;
+            if (g && fclose(g)) rc = 1;
+        }
+        free(buf);
+    }
+    fclose(f);
+    if (rc) fprintf(stderr, "cuzk setup: cannot write %s\n", out);
+    return rc;
+}
+
 static int fail(const char *what, cz_status st, const cz_errbuf *e)
 {
     /* for verify, UNSATISFIED means the pairing check failed: say so */
@@ -123,8 +153,11 @@ int cz_cmd_setup(int argc, char **argv)
     const char *zkey = cz_arg_str(argc, argv, "--zkey", NULL);
     if (!circuit) {
         fprintf(stderr, "usage: cuzk setup --circuit ID [-o FILE.params] [--zkey FILE.zkey] [--threads T]\n"
-                        "  ID: mulchain-N | shaped-12 | shaped-14 | shaped-16 | shaped-18 | shaped-20\n"
-                        "  writes FILE.params (bellperson layout), FILE.meta (sidecar), FILE.cache, FILE.pce\n");
+                        "  ID: mulchain-N | shaped-12 | shaped-14 | shaped-16 | shaped-18 | shaped-20 |\n"
+                        "      porep-2k | porep-8m | porep-512m | porep-32g | porep-64g (Filecoin PoRep C2)\n"
+                        "  writes FILE.params and FILE.vk (bellperson layout), FILE.meta (sidecar), FILE.cache, FILE.pce\n"
+                        "  Local parameters from a random setup are for testing only: Filecoin's chain accepts\n"
+                        "  proofs made with the ceremony's v28 parameter files alone.\n");
         return 2;
     }
     cz_engine_backend be;
@@ -134,6 +167,7 @@ int cz_cmd_setup(int argc, char **argv)
     double t0 = cz_now_ns();
     cz_status st = cz_prover_setup(&be, circuit, base, zkey, &e);
     int rc = st == CZ_OK ? 0 : fail("setup", st, &e);
+    if (!rc) rc = write_vk(base ? base : circuit);
     if (!rc)
         printf("setup %s: done in %.1f s -> %s.params%s%s\n", circuit, (cz_now_ns() - t0) / 1e9,
                base ? base : circuit, zkey ? ", " : "", zkey ? zkey : "");

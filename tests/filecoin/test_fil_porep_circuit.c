@@ -21,6 +21,7 @@
 #include "cuzk/fil_c1.h"
 #include "cuzk/fil_porep_circuit.h"
 #include "cuzk/fil_seal.h"
+#include "cuzk/r1cs_hash.h"
 
 static json_t *circuits, *fixture;
 static cz_fil_c1 ref_c1;
@@ -70,6 +71,13 @@ static void check_counts(unsigned proof_id) {
     assert_int_equal(pce->n_aux, jint(c, "aux"));
     if (proof_id == 5) {
         json_t *fp = json_array_get(json_object_get(circuits, "fingerprints"), 0);
+        /* the R1CS fingerprint of rust-fil-proofs (bellpepper-core
+         * TestConstraintSystem::hash of the 2KiB partition circuit) */
+        cz_r1cs_fingerprint f;
+        assert_int_equal(cz_r1cs_fingerprint_pce(pce, &f), CZ_OK);
+        char hex[65];
+        cz_r1cs_fingerprint_hex(&f, hex);
+        assert_string_equal(hex, json_string_value(json_object_get(fp, "digest")));
         /* the PCE's A holds the appended input rows (one term each) */
         assert_int_equal(pce->a.nnz, jint(fp, "nnz_a_plus_input_rows"));
         assert_int_equal(pce->a.nnz - pce->n_inputs, jint(fp, "nnz_a"));
@@ -85,6 +93,33 @@ static void check_counts(unsigned proof_id) {
 static void test_counts_2k(void **state) { (void)state; check_counts(5); }
 static void test_counts_8m(void **state) { (void)state; check_counts(6); }
 static void test_counts_512m(void **state) { (void)state; check_counts(7); }
+
+/* The 32GiB partition circuit, streamed (nothing stored per constraint):
+ * the published counts and nonzeros. About 90 s; skipped under the
+ * sanitizers. */
+static void test_counts_32g_streaming(void **state) {
+    (void)state;
+#ifdef CUZK_SANITIZED
+    skip();
+#else
+    cz_fil_porep_circuit ctx = { cz_fil_seal_proof_by_id(8), NULL, 0 };
+    cz_r1cs_fingerprint f;
+    cz_r1cs_stream_stats stats;
+    assert_int_equal(cz_r1cs_fingerprint_stream(cz_fil_porep_synth, &ctx, &f, &stats), CZ_OK);
+    json_t *c = counts_of("porep-32g");
+    assert_int_equal(f.constraints, jint(c, "constraints"));
+    assert_int_equal(f.inputs, jint(c, "inputs_with_one"));
+    assert_int_equal(f.aux, jint(c, "aux"));
+    /* DESIGN facts (Curio's extraction, with bellperson's input rows) */
+    assert_int_equal(f.nnz_a_with_input_rows, 309405051);
+    assert_int_equal(f.nnz_b, 130327340);
+    assert_int_equal(f.nnz_c, 282656500);
+    assert_int_equal(stats.matrix_bytes, 0);
+    char hex[65];
+    cz_r1cs_fingerprint_hex(&f, hex);
+    print_message("porep-32g: %llu constraints, digest %s\n", (unsigned long long)f.constraints, hex);
+#endif
+}
 
 /* The R1CS does not depend on the API version or challenge mechanism. */
 static void test_counts_variants_same_shape(void **state) {
@@ -231,6 +266,7 @@ int main(void) {
         cmocka_unit_test(test_counts_8m),
         cmocka_unit_test(test_counts_512m),
         cmocka_unit_test(test_counts_variants_same_shape),
+        cmocka_unit_test(test_counts_32g_streaming),
         cmocka_unit_test(test_reference_witness),
         cmocka_unit_test(test_sealed_variants_satisfy),
         cmocka_unit_test(test_tampered_unsatisfied),
