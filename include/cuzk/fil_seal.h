@@ -40,6 +40,10 @@ typedef struct {
     bool custom_porep;
     uint8_t porep_id[32];
     cz_fil_api_version api;
+    /* Optional output: when non-NULL, receives the sealed sector (the
+     * replica: sector_size bytes, node i = last layer's label + data node
+     * i, as the sealed-sector file rust-fil-proofs writes). */
+    uint8_t *sealed_out;
 } cz_fil_seal_params;
 
 typedef struct {

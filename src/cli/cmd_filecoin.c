@@ -11,7 +11,10 @@
  * seal runs PC1, PC2 and C1 in memory (cuzk/fil_seal.h) and writes the C1
  * output as filecoin-proofs-api JSON (or Curio's wrapper with --curio);
  * it prints comm_d, comm_r and replica_id as hex of their 32-byte
- * little-endian encodings (JSON with --json). c1 check verifies a C1 file
+ * little-endian encodings (JSON with --json). --cache-dir D keeps what a
+ * sealer keeps after PC2: D/sealed (the replica, sector_size bytes),
+ * D/p_aux (comm_c ‖ comm_r_last, 64 bytes: rust-fil-proofs' PersistentAux
+ * file) and D/commitments.json (all five values as hex). c1 check verifies a C1 file
  * (either layout) natively and names the first bad value.
  * Exit status: 0 ok, 1 failure (bad input file, failed check), 2 usage.
  */
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static bool parse_hex32(const char *s, uint8_t out[32]) {
@@ -89,11 +93,24 @@ static uint8_t *read_all(const char *path, size_t *len) {
     return buf;
 }
 
+/* dir/name <- buf; 0 on success, 1 (after a message) on failure */
+static int write_file(const char *dir, const char *name, const void *buf, size_t len) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "cuzk seal: cannot write %s: %s\n", path, strerror(errno));
+        if (f) fclose(f);
+        return 1;
+    }
+    return 0;
+}
+
 static void seal_usage(void) {
     fprintf(stderr,
             "usage: cuzk seal (--registered-proof NAME | --sector-size 2KiB|8MiB|512MiB [--api v1.0|v1.1|v1.2 [--synthetic]])\n"
             "                 [--data FILE | --rand-seed N] --prover-id HEX32 --sector-id N --ticket HEX32 --seed HEX32\n"
-            "                 [--threads T] [--curio] [--json] [-o c1.json]\n"
+            "                 [--threads T] [--curio] [--json] [--cache-dir D] [-o c1.json]\n"
             "registered proofs sealed in memory:\n");
     for (size_t i = 0; i < cz_fil_seal_proofs_count; i++)
         if (cz_fil_seal_proofs[i].sector_size <= (512ull << 20))
@@ -198,6 +215,22 @@ int cz_cmd_seal(int argc, char **argv) {
         cz_chacha_rng_init(&r, key, 20);
         cz_chacha_rng_fill_bytes(&r, data, len);
     }
+    const char *cache_dir = cz_arg_str(argc, argv, "--cache-dir", NULL);
+    uint8_t *sealed = NULL;
+    if (cache_dir) {
+        if (mkdir(cache_dir, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "cuzk seal: cannot create %s: %s\n", cache_dir, strerror(errno));
+            free(data);
+            return 1;
+        }
+        sealed = malloc(proof->sector_size);
+        if (!sealed) {
+            fprintf(stderr, "cuzk seal: out of memory for the sealed sector\n");
+            free(data);
+            return 1;
+        }
+        sp.sealed_out = sealed;
+    }
     cz_pool *pool = make_pool(threads);
     cz_fil_seal_result res;
     cz_fil_c1 c1;
@@ -207,9 +240,29 @@ int cz_cmd_seal(int argc, char **argv) {
     cz_pool_destroy(pool);
     if (st != CZ_OK) {
         fprintf(stderr, "cuzk seal: %s\n", err.msg[0] ? err.msg : cz_status_str(st));
+        free(sealed);
         return 1;
     }
     int rc = 0;
+    if (cache_dir) {
+        rc |= write_file(cache_dir, "sealed", sealed, proof->sector_size);
+        uint8_t paux[64];
+        memcpy(paux, res.comm_c.b, 32);
+        memcpy(paux + 32, res.comm_r_last.b, 32);
+        rc |= write_file(cache_dir, "p_aux", paux, sizeof paux);
+        char js[512], h[5][65];
+        hex(h[0], res.comm_d.b);
+        hex(h[1], res.comm_r.b);
+        hex(h[2], res.replica_id.b);
+        hex(h[3], res.comm_c.b);
+        hex(h[4], res.comm_r_last.b);
+        int n = snprintf(js, sizeof js,
+                         "{\"registered_proof\":\"%s\",\"comm_d\":\"%s\",\"comm_r\":\"%s\",\"replica_id\":\"%s\","
+                         "\"comm_c\":\"%s\",\"comm_r_last\":\"%s\"}\n",
+                         proof->name, h[0], h[1], h[2], h[3], h[4]);
+        rc |= write_file(cache_dir, "commitments.json", js, (size_t)n);
+        free(sealed);
+    }
     if (out) {
         char *js = NULL;
         size_t jl = 0;

@@ -205,6 +205,7 @@ cz_status cz_fil_seal(const cz_fil_seal_params *p, const uint8_t *data, size_t l
         cz_fil_domain *rep = malloc(s.nodes * sizeof *rep);
         if (!rep) { st = CZ_ERR_NOMEM; goto out; }
         st = cz_fil_encode_nodes(rep, s.labels + (size_t)(s.layers - 1) * s.nodes, s.data, s.nodes, pool);
+        if (st == CZ_OK && p->sealed_out) memcpy(p->sealed_out, rep, s.nodes * sizeof *rep);
         res->ms_encode = now_ms() - t;
         t = now_ms();
         if (st == CZ_OK)

@@ -34,6 +34,23 @@ for k in comm_d comm_r replica_id; do
 done
 ok "seal reproduces comm_d, comm_r, replica_id and the C1 file of rust-fil-proofs"
 
+# --cache-dir: the sealed sector's challenged nodes are the replica leaves
+# the reference's C1 proves; p_aux holds comm_c and comm_r_last
+$cuzk seal --registered-proof 5 --data $F/piece.bin "${ARGS[@]}" --cache-dir cache >/dev/null
+[ "$(stat -c %s cache/sealed)" = 2048 ] && [ "$(stat -c %s cache/p_aux)" = 64 ] || bad "cache dir sizes"
+python3 - "$F/c1.json" "$F/fixture.json" <<'PY' || bad "sealed sector / p_aux differ from the reference"
+import json, sys
+c1 = json.load(open(sys.argv[1])); fx = json.load(open(sys.argv[2]))
+sealed = open("cache/sealed", "rb").read(); paux = open("cache/p_aux", "rb").read()
+for p in c1["vanilla_proofs"]["StackedDrg2KiBV1"][0]:
+    node = p["comm_d_proofs"]["data"]["Single"]["path"]["path"]
+    idx = p["replica_column_proofs"]["c_x"]["column"]["index"]
+    leaf = bytes(p["comm_r_last_proof"]["data"]["Single"]["leaf"])
+    assert sealed[32 * idx:32 * idx + 32] == leaf, idx
+assert paux.hex() == fx["comm_c_hex"] + fx["comm_r_last_hex"]
+PY
+ok "--cache-dir: sealed sector and p_aux agree with the reference"
+
 $cuzk seal --sector-size 2KiB --api v1.1 --data $F/piece.bin "${ARGS[@]}" --curio -o curio.json >/dev/null
 cmp -s curio.json $F/c1-curio.json || bad "seal --curio differs from Curio's wrapper of the reference"
 ok "seal --curio writes Curio's wrapper"
