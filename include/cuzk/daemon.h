@@ -54,6 +54,7 @@ typedef struct {
     char param_dir[CZ_DAEMON_PATH_MAX];  /* parameter store (default "params") */
     unsigned threads;                    /* prover compute threads (0 = online CPUs) */
     bool auto_setup;                     /* create missing parameters by a local setup */
+    bool params_validate_full;           /* params_validate = full (default trusted) */
     /* [test] — the test-double back-end (backend = test) */
     unsigned test_load_ms, test_synth_ms, test_prove_ms, test_finish_ms;
     uint64_t test_params_bytes, test_partition_bytes;

@@ -116,6 +116,37 @@ CZ_WUR cz_status cz_groth16_params_read(cz_groth16_params **out, const char *pat
 /* The same reader on a memory buffer (fuzzing, tests). */
 CZ_WUR cz_status cz_groth16_params_parse(cz_groth16_params **out, const uint8_t *buf, size_t len, cz_pool *pool,
                                          cz_errbuf *err);
+/* How much a reader checks of each point.
+ * FULL:    canonical coordinates, on curve, in the prime-order subgroup, not
+ *          the identity (what cz_groth16_params_read does).
+ * TRUSTED: the same without the subgroup test for the query arrays (h, l,
+ *          a, b_g1, b_g2); the verifying key (alpha .. delta, ic) is still
+ *          checked fully. Every count is still checked against the file
+ *          size before allocating, and a truncated or padded file is still
+ *          refused. The subgroup test is most of the cost of reading (a
+ *          47 GiB 32GiB PoRep file takes hours in FULL), and a point that
+ *          passes everything else but lies outside the subgroup cannot
+ *          come from random corruption — only from a file made to contain
+ *          it. So TRUSTED is safe only for a file whose bytes are already
+ *          known to be the right ones: a Filecoin ceremony file whose
+ *          BLAKE2b digest was checked against the published value (the
+ *          published file is the same bytes everyone proves with, and is
+ *          what rust-fil-proofs itself maps with no curve or subgroup check
+ *          at all). For a file of unknown origin use FULL: an off-subgroup
+ *          base would make proofs that verifiers reject, and for circuits
+ *          with a secret witness its small-order component can leak
+ *          witness bits into the published proof. */
+typedef enum {
+    CZ_PARAMS_VALIDATE_FULL = 0,
+    CZ_PARAMS_VALIDATE_TRUSTED = 1
+} cz_params_validate;
+
+/* cz_groth16_params_read / _parse with an explicit validation mode
+ * (CZ_ERR_INVALID_ARG for an unknown mode). */
+CZ_WUR cz_status cz_groth16_params_read_ex(cz_groth16_params **out, const char *path, const cz_pce *pce,
+                                           cz_pool *pool, cz_params_validate mode, cz_errbuf *err);
+CZ_WUR cz_status cz_groth16_params_parse_ex(cz_groth16_params **out, const uint8_t *buf, size_t len,
+                                            cz_pool *pool, cz_params_validate mode, cz_errbuf *err);
 /* Checks that the counts of p fit the circuit pce (see above). */
 CZ_WUR cz_status cz_groth16_params_check_shape(const cz_groth16_params *p, const cz_pce *pce, cz_errbuf *err);
 

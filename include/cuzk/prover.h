@@ -24,6 +24,19 @@
  * With auto_setup, a missing parameter set is created by a local trusted
  * setup (fine for tests and demos; production uses a ceremony's file).
  *
+ * Filecoin circuits (porep-2k ... porep-64g): when <id>.params is absent,
+ * the parameters are the ceremony's v28 file in $FIL_PROOFS_PARAMETER_CACHE
+ * (default /var/tmp/filecoin-proof-parameters), under its published name.
+ * Its BLAKE2b digest is checked against the published one
+ * ($CUZK_FIL_PARAMS_DIGESTS may name a JSON file of other digests) once,
+ * and remembered in <id>.v28-verified until the file changes; then it is
+ * read (trusted unless params_validate_full), shape-checked against the
+ * circuit and converted to <id>.cache. Without auto_setup, a missing
+ * ceremony file is an error naming its path and digest (no local setup
+ * replaces it); with auto_setup (tests, `cuzk setup`) a Filecoin id
+ * without <id>.params still gets a local setup. docs/parameters.md has
+ * the details.
+ *
  * Memory estimate per partition (engine budget): abc = 3·32·m bytes;
  * rest = witness (32 B per variable) + canonical scalars kept for B_G2
  * (32 B per variable) + MSM scratch (bounded, per thread) + a margin.
@@ -44,6 +57,11 @@ typedef struct {
                                 (a pool of threads - 1 workers; 0 = online CPUs) */
     bool auto_setup;         /* create missing parameters by a local setup */
     FILE *log;               /* progress lines (setup, loading); may be NULL */
+    /* How a Filecoin ceremony file (see below) is read once its digest has
+     * been checked: false = trusted (no subgroup test of the query
+     * points; the default), true = full validation. Local setups
+     * (<id>.params) are always read fully. */
+    bool params_validate_full;
 } cz_prover_config;
 
 /* Fills *out with a back-end whose ctx owns the pools, the store and the

@@ -98,12 +98,20 @@ static int fail(const char *what, cz_status st, const cz_errbuf *e)
     return 1;
 }
 
+/* --params-validate trusted|full: how a digest-checked Filecoin ceremony
+ * file is read (docs/parameters.md); local setups are always read fully. */
 static int make_backend(cz_engine_backend *be, int argc, char **argv, bool auto_setup)
 {
+    const char *pv = cz_arg_str(argc, argv, "--params-validate", "trusted");
+    if (strcmp(pv, "trusted") && strcmp(pv, "full")) {
+        fprintf(stderr, "cuzk: --params-validate must be trusted or full, got '%s'\n", pv);
+        return 1;
+    }
     cz_prover_config pc = {.param_dir = cz_arg_str(argc, argv, "--param-dir", "."),
                            .threads = (unsigned)cz_arg_long(argc, argv, "--threads", 0),
                            .auto_setup = auto_setup,
-                           .log = stderr};
+                           .log = stderr,
+                           .params_validate_full = !strcmp(pv, "full")};
     cz_errbuf e = {{0}};
     cz_status st = cz_prover_backend_create(be, &pc, &e);
     return st == CZ_OK ? 0 : fail("backend", st, &e);

@@ -26,5 +26,6 @@ int cz_cmd_fil_verify(int argc, char **argv);
 int cz_cmd_circuit_info(int argc, char **argv);
 int cz_bench_sdr(int argc, char **argv);
 int cz_bench_fil_synth(int argc, char **argv);
+int cz_bench_params(int argc, char **argv);
 
 #endif

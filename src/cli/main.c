@@ -37,6 +37,7 @@ static const command_t bench_suites[] = {
     {"cuda", cz_bench_cuda, "CUDA kernels vs the CPU (needs a GPU)"},
 #endif
     {"sdr", cz_bench_sdr, "Filecoin SDR sealing phases: --sector-size 8MiB --threads T"},
+    {"params", cz_bench_params, "parameter file load: digest, trusted and full parse, cache GB/s: --file F.params"},
     {"fil-synth", cz_bench_fil_synth, "Filecoin PoRep C2 synthesis of one partition: --circuit porep-2k|...|porep-32g --threads T"},
 #ifdef CZ_HAVE_BENCH_BATCH
     {"batch", cz_bench_batch, "engine batch: --count N --concurrency J [--circuit ID] [--partitions P] [--plot F.png]"},

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include "cuzk/daemon.h"
 
-typedef enum { K_STR, K_U32, K_U64, K_SIZE, K_MS, K_BOOL, K_LOG, K_BUDGET, K_BACKEND, K_ZSIZE } ktype;
+typedef enum { K_STR, K_U32, K_U64, K_SIZE, K_MS, K_BOOL, K_LOG, K_BUDGET, K_BACKEND, K_ZSIZE, K_VALIDATE } ktype;
 
 typedef struct {
     const char *section, *key;
@@ -40,6 +40,7 @@ static const keydef keys[] = {
     STR("backend", "param_dir", param_dir),
     {"backend", "threads", K_U32, OFF(threads), 0, 0, 4096},
     {"backend", "auto_setup", K_BOOL, OFF(auto_setup), 0, 0, 0},
+    {"backend", "params_validate", K_VALIDATE, OFF(params_validate_full), 0, 0, 0},
     {"engine", "partition_workers", K_U32, OFF(engine.partition_workers), 0, 1, 4096},
     {"engine", "synthesis_lookahead", K_U32, OFF(engine.synthesis_lookahead), 0, 1, 4096},
     {"engine", "devices", K_U32, OFF(engine.devices), 0, 1, 64},
@@ -82,6 +83,7 @@ void cz_daemon_config_default(cz_daemon_config *c)
     snprintf(c->param_dir, sizeof c->param_dir, "params");
     c->threads = 0;
     c->auto_setup = false;
+    c->params_validate_full = false;
     c->test_load_ms = 0;
     c->test_synth_ms = 5;
     c->test_prove_ms = 5;
@@ -180,6 +182,14 @@ cz_status cz_daemon_config_set(cz_daemon_config *c, const char *section, const c
             return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be true or false, got '%s'", section,
                           key, value);
         *(bool *)(base + k->off) = b;
+        return CZ_OK;
+    case K_VALIDATE:
+        /* how a digest-checked Filecoin ceremony file is read (stored as
+         * "full?"; local setups are always read fully) */
+        if (strcasecmp(value, "trusted") && strcasecmp(value, "full"))
+            return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be trusted or full, got '%s'", section, key,
+                          value);
+        *(bool *)(base + k->off) = !strcasecmp(value, "full");
         return CZ_OK;
     case K_LOG:
         for (int i = 0; i < 4; i++)
@@ -294,6 +304,7 @@ void cz_daemon_config_print(const cz_daemon_config *c, FILE *f)
         case K_STR:
         case K_BACKEND: fprintf(f, "%s\n", base + k->off); break;
         case K_BOOL: fprintf(f, "%s\n", *(const bool *)(base + k->off) ? "true" : "false"); break;
+        case K_VALIDATE: fprintf(f, "%s\n", *(const bool *)(base + k->off) ? "full" : "trusted"); break;
         case K_LOG: fprintf(f, "%s\n", log_names[*(const cz_log_level *)(base + k->off)]); break;
         case K_U32: fprintf(f, "%u\n", *(const unsigned *)(base + k->off)); break;
         case K_SIZE:

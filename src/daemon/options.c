@@ -143,6 +143,7 @@ int cz_daemon_main(int argc, char **argv)
         pc.param_dir = cfg->param_dir;
         pc.threads = cfg->threads;
         pc.auto_setup = cfg->auto_setup;
+        pc.params_validate_full = cfg->params_validate_full;
         pc.log = stderr;
         if (cz_prover_backend_create(&backend, &pc, &err) != CZ_OK) {
             fprintf(stderr, "cuzkd: cannot start the groth16 back-end: %s\n", err.msg);

@@ -6,9 +6,14 @@
  *   u32 n, ic[n] | u32 n, h[n] | u32 n, l[n] | u32 n, a[n] | u32 n, b_g1[n]
  *   | u32 n, b_g2[n]
  * Reading validates before trusting: each count against the bytes left
- * (before allocating), then every point decoded with full validation in
- * parallel (canonical coordinates, on curve, in the subgroup, not the
- * identity — bellperson rejects identity points everywhere).
+ * (before allocating), then every point decoded in parallel: canonical
+ * coordinates, on curve, not the identity (bellperson rejects identity
+ * points everywhere) and, in CZ_PARAMS_VALIDATE_FULL, in the subgroup. The
+ * subgroup test is most of the cost (a scalar multiplication or an
+ * endomorphism check per point); CZ_PARAMS_VALIDATE_TRUSTED skips it for
+ * the query arrays of a digest-checked file (see groth16.h). The verifying
+ * key (the six fixed points and ic) is always validated fully: it is small
+ * and it is what every proof is checked against.
  */
 #include "cuzk/groth16.h"
 #include <errno.h>
@@ -128,6 +133,7 @@ typedef struct {
     size_t n[ARR_N];
     _Atomic size_t bad;        /* flattened index of the first failure */
     _Atomic int bad_status;
+    bool trusted;              /* skip the subgroup test beyond ic */
 } load_ctx;
 
 static void decode_range(void *arg, size_t lo, size_t hi)
@@ -141,13 +147,16 @@ static void decode_range(void *arg, size_t lo, size_t hi)
         while (i >= base + c->n[k]) base += c->n[k++];
         size_t j = i - base;
         cz_status st;
+        bool unchecked = c->trusted && k != ARR_IC;
         if (k == ARR_B2) {
             cz_g2_affine *q = (cz_g2_affine *)c->dst[k] + j;
-            st = cz_g2_deserialize(q, c->src[k] + 192 * j);
+            st = unchecked ? cz_g2_deserialize_unchecked(q, c->src[k] + 192 * j)
+                           : cz_g2_deserialize(q, c->src[k] + 192 * j);
             if (st == CZ_OK && cz_g2_affine_is_infinity(q)) st = CZ_ERR_IDENTITY;
         } else {
             cz_g1_affine *q = (cz_g1_affine *)c->dst[k] + j;
-            st = cz_g1_deserialize(q, c->src[k] + 96 * j);
+            st = unchecked ? cz_g1_deserialize_unchecked(q, c->src[k] + 96 * j)
+                           : cz_g1_deserialize(q, c->src[k] + 96 * j);
             if (st == CZ_OK && cz_g1_affine_is_infinity(q)) st = CZ_ERR_IDENTITY;
         }
         if (st != CZ_OK) {
@@ -184,7 +193,15 @@ static cz_status vk_point_g2(cz_g2_affine *p, const uint8_t **cur, const uint8_t
 cz_status cz_groth16_params_parse(cz_groth16_params **out, const uint8_t *buf, size_t len, cz_pool *pool,
                                   cz_errbuf *err)
 {
+    return cz_groth16_params_parse_ex(out, buf, len, pool, CZ_PARAMS_VALIDATE_FULL, err);
+}
+
+cz_status cz_groth16_params_parse_ex(cz_groth16_params **out, const uint8_t *buf, size_t len, cz_pool *pool,
+                                     cz_params_validate mode, cz_errbuf *err)
+{
     *out = NULL;
+    if (mode != CZ_PARAMS_VALIDATE_FULL && mode != CZ_PARAMS_VALIDATE_TRUSTED)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "params: unknown validation mode %d", (int)mode);
     const uint8_t *cur = buf, *end = buf + len;
     cz_groth16_params *p = calloc(1, sizeof *p);
     if (!p) return cz_err(err, CZ_ERR_NOMEM, "params: out of memory");
@@ -201,6 +218,7 @@ cz_status cz_groth16_params_parse(cz_groth16_params **out, const uint8_t *buf, s
     memset(&c, 0, sizeof c);
     atomic_init(&c.bad, SIZE_MAX);
     atomic_init(&c.bad_status, 0);
+    c.trusted = mode == CZ_PARAMS_VALIDATE_TRUSTED;
     for (int k = 0; k < ARR_N; k++) {
         size_t psz = k == ARR_B2 ? 192 : 96;
         if (end - cur < 4) {
@@ -270,6 +288,12 @@ fail:
 cz_status cz_groth16_params_read(cz_groth16_params **out, const char *path, const cz_pce *pce, cz_pool *pool,
                                  cz_errbuf *err)
 {
+    return cz_groth16_params_read_ex(out, path, pce, pool, CZ_PARAMS_VALIDATE_FULL, err);
+}
+
+cz_status cz_groth16_params_read_ex(cz_groth16_params **out, const char *path, const cz_pce *pce, cz_pool *pool,
+                                    cz_params_validate mode, cz_errbuf *err)
+{
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cz_err(err, CZ_ERR_IO, "%s: %s", path, strerror(errno));
@@ -288,7 +312,7 @@ cz_status cz_groth16_params_read(cz_groth16_params **out, const char *path, cons
     if (m == MAP_FAILED) return cz_err(err, CZ_ERR_IO, "%s: mmap: %s", path, strerror(errno));
     madvise(m, len, MADV_SEQUENTIAL);
     cz_groth16_params *p = NULL;
-    cz_status st = cz_groth16_params_parse(&p, m, len, pool, err);
+    cz_status st = cz_groth16_params_parse_ex(&p, m, len, pool, mode, err);
     munmap(m, len);
     if (st != CZ_OK) return st;
     if (pce && (st = cz_groth16_params_check_shape(p, pce, err)) != CZ_OK) {

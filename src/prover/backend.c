@@ -44,6 +44,7 @@ typedef struct {
     char *param_dir;
     cz_pool *pool, *bg;
     bool auto_setup;
+    bool params_validate_full; /* ceremony files read fully */
     FILE *log;
     pthread_mutex_t mu;
     circuit_entry *circuits;
@@ -166,9 +167,12 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
 }
 
 /* Loads circuit id's parameters from base (NULL: the store) into a new
- * loaded_t. */
-static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool auto_setup, cz_g1_affine **h_odd,
-                         loaded_t **out, cz_errbuf *e)
+ * loaded_t. local_setup: `cuzk setup` (a fresh local set, never the
+ * ceremony's file); otherwise a Filecoin id without <base>.params is
+ * served by its ceremony file (a missing one is an error, whatever
+ * auto_setup says). */
+static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool auto_setup, bool local_setup,
+                         cz_g1_affine **h_odd, loaded_t **out, cz_errbuf *e)
 {
     circuit_entry *c;
     cz_status st = get_circuit(b, id, &c, e);
@@ -180,7 +184,20 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
         snprintf(def, sizeof def, "%s/%s", b->param_dir, id);
         base = def;
     }
-    st = cz__store_load(base, id, c->pce, auto_setup, b->pool, b->log, h_odd, &L->params, e);
+    char v28[4096], digest[33];
+    cz__store_opts so = {.auto_setup = auto_setup,
+                         .v28_mode = b->params_validate_full ? CZ_PARAMS_VALIDATE_FULL : CZ_PARAMS_VALIDATE_TRUSTED};
+    if (!local_setup) {
+        if ((st = cz__fil_v28_source(id, v28, sizeof v28, digest, e)) != CZ_OK) {
+            free(L);
+            return st;
+        }
+        if (v28[0]) {
+            so.v28_path = v28;
+            so.v28_digest = digest;
+        }
+    }
+    st = cz__store_load_ex(base, id, c->pce, &so, b->pool, b->log, h_odd, &L->params, e);
     if (st == CZ_OK && (st = cz_groth16_pvk_create(&L->pvk, &L->params->vk)) != CZ_OK)
         cz_err(e, st, "cannot prepare the verifying key");
     if (st != CZ_OK) {
@@ -199,7 +216,7 @@ static cz_status be_load(void *ctx, const char *id, void **params, char *msg, si
     backend_ctx *b = ctx;
     cz_errbuf e = {{0}};
     loaded_t *L;
-    cz_status st = load_at(b, id, NULL, b->auto_setup, NULL, &L, &e);
+    cz_status st = load_at(b, id, NULL, b->auto_setup, false, NULL, &L, &e);
     if (st != CZ_OK) {
         to_msg(msg, msglen, &e);
         return st;
@@ -239,7 +256,7 @@ static cz_status get_offline(backend_ctx *b, const char *id, const char *base, l
     pthread_mutex_unlock(&b->mu);
     offline_entry *o = calloc(1, sizeof *o);
     if (!o) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
-    cz_status st = load_at(b, id, base, false, NULL, &o->L, err);
+    cz_status st = load_at(b, id, base, false, false, NULL, &o->L, err);
     if (st != CZ_OK) {
         free(o);
         return st;
@@ -461,6 +478,7 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
     if (!b) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
     b->param_dir = strdup(cfg->param_dir && *cfg->param_dir ? cfg->param_dir : ".");
     b->auto_setup = cfg->auto_setup;
+    b->params_validate_full = cfg->params_validate_full;
     b->log = cfg->log;
     pthread_mutex_init(&b->mu, NULL);
     cz_status st = CZ_OK;
@@ -526,7 +544,7 @@ cz_status cz_prover_ensure_params(const cz_engine_backend *be, const char *id, c
 {
     backend_ctx *b = be->ctx;
     loaded_t *L;
-    cz_status st = load_at(b, id, base, b->auto_setup, NULL, &L, err);
+    cz_status st = load_at(b, id, base, b->auto_setup, false, NULL, &L, err);
     if (st == CZ_OK) be_unload(b, id, L);
     return st;
 }
@@ -574,7 +592,7 @@ cz_status cz_prover_setup(const cz_engine_backend *be, const char *id, const cha
     }
     cz_g1_affine *h_odd = NULL;
     loaded_t *L;
-    cz_status st = load_at(b, id, base, true, zkey_path ? &h_odd : NULL, &L, err);
+    cz_status st = load_at(b, id, base, true, true, zkey_path ? &h_odd : NULL, &L, err);
     if (st != CZ_OK) return st;
     if (zkey_path) {
         cz_snarkjs_zkey *z = NULL;

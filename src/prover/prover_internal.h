@@ -31,9 +31,68 @@ const circuit_kind *cz__find_kind(const char *id);
 /* Loads (cache, then .params) or creates (auto_setup) the parameters of
  * circuit `id` recorded as pce, at <base>.params/.meta/.cache/.pce. When a
  * setup runs and h_odd is not NULL, it also receives the odd-coset H query
- * (for a snarkjs export); otherwise *h_odd is left untouched. */
+ * (for a snarkjs export); otherwise *h_odd is left untouched.
+ * For a Filecoin id (porep-*) without <base>.params and with auto_setup
+ * false, the source is the ceremony file (cz__fil_v28_source, read
+ * trusted after its digest check; see cz__store_load_ex). With auto_setup
+ * true it keeps running a local setup, as `cuzk setup` needs. */
 cz_status cz__store_load(const char *base, const char *id, const cz_pce *pce, bool auto_setup, cz_pool *pool,
                          FILE *log, cz_g1_affine **h_odd, cz_groth16_params **out, cz_errbuf *err);
+/* Loads (cache, then .params) or creates (auto_setup) the parameters of
+ * circuit `id`, as cz__store_load, with the Filecoin ceremony file as the
+ * source when <base>.params is absent and o->v28_path is set:
+ *  - the file must exist (CZ_ERR_NOT_FOUND naming the path and the
+ *    expected digest; never a local setup, whatever auto_setup says);
+ *  - its BLAKE2b digest must equal o->v28_digest (CZ_ERR_MISMATCH naming
+ *    the file, its digest and the expected one), checked once and then
+ *    remembered in <base>.v28-verified (path, size, mtime, ctime, inode,
+ *    digest): any change of these, or of the expected digest, checks it
+ *    again;
+ *  - it is read in o->v28_mode and its counts must fit pce (CZ_ERR_MISMATCH
+ *    naming the file and both counts);
+ *  - <base>.cache and <base>.meta are written, and the stamp records the
+ *    cache's checksum: the cache is used for this file only while the
+ *    stamp still matches the file and the cache is the one written from
+ *    it (a cache left by a local setup is never taken for the ceremony's).
+ * Local parameter files (<base>.params) are always read with full
+ * validation. */
+typedef struct {
+    bool auto_setup;               /* without v28_path: create a missing set by a local setup */
+    const char *v28_path;          /* the ceremony's .params file (NULL: none) */
+    const char *v28_digest;        /* its expected digest, 32 lowercase hex */
+    cz_params_validate v28_mode;   /* how the ceremony file is read */
+} cz__store_opts;
+
+cz_status cz__store_load_ex(const char *base, const char *id, const cz_pce *pce, const cz__store_opts *o,
+                            cz_pool *pool, FILE *log, cz_g1_affine **h_odd, cz_groth16_params **out,
+                            cz_errbuf *err);
+
+/* Environment variable naming a JSON file {"<file name>": "<32 hex>", ...}
+ * whose digests are used instead of (or besides) the published table: a
+ * custom ceremony, or tests. */
+#define CZ_FIL_DIGESTS_ENV "CUZK_FIL_PARAMS_DIGESTS"
+
+/* The expected digest of a parameter file name (no directory): the
+ * CUZK_FIL_PARAMS_DIGESTS file's entry if it has one, else the published
+ * table's. CZ_ERR_NOT_FOUND when neither knows the name; CZ_ERR_IO /
+ * CZ_ERR_FORMAT when the override file cannot be read or is not a JSON
+ * object of 32-hex-digit strings (err names the file and the key). */
+cz_status cz__fil_expected_digest(const char *name, char digest[33], cz_errbuf *err);
+
+/* The ceremony .params file of a Filecoin circuit id (porep-2k, porep-8m,
+ * porep-512m, porep-32g, porep-64g): its full path in
+ * cz_fil_params_cache_dir() and its expected digest ("" when no digest is
+ * known). CZ_OK with path[0] = 0 for any other id; an error when the
+ * override file is broken. */
+cz_status cz__fil_v28_source(const char *id, char *path, size_t cap, char digest[33], cz_errbuf *err);
+
+/* The store's .cache format on its own (for `cuzk bench params`): write
+ * p with the given circuit hash; map one back (checksum, length and hash
+ * checked; no circuit shape check). */
+cz_status cz__cache_write(const char *path, const cz_groth16_params *p, const uint8_t circuit_hash[32],
+                          cz_errbuf *err);
+cz_status cz__cache_load(const char *path, const uint8_t circuit_hash[32], cz_groth16_params **out, cz_errbuf *err);
+
 /* In-memory bytes of parameters for this circuit, from its counts. */
 uint64_t cz__params_bytes_for(const cz_pce *pce);
 
