@@ -34,6 +34,7 @@
 #define CUZK_FIL_BP_SHA256_H
 
 #include "cuzk/fil_bp.h"
+#include "cuzk/sha256.h"
 #include "cuzk/fil_bp_num.h" /* CZ_BP_FR_NUM_BITS, field/num bit decompositions, pack_bits */
 
 #ifdef __cplusplus
@@ -164,7 +165,7 @@ void cz_bp_u32_addmany(cz_cs *cs, cz_bp_multieq *meq, cz_bp_u32 *out,
  * input bit allocated: 25,840 constraints for one compression from the IV,
  * 44,874 for sha256 of a 512-bit message (bellperson's test_full_block /
  * test_full_hash); 0 for an all-constant input. */
-extern const uint32_t CZ_BP_SHA256_IV[8];
+#define CZ_BP_SHA256_IV CZ_SHA256_IV /* FIPS 180-4 IV (cuzk/sha256.h) */
 /* sha256_compression_function: input 512 bits, state 8 words; its own
  * MultiEq, finished after the last feed-forward addition. out (8 words)
  * must not alias state. CZ_ERR_NOMEM only. */

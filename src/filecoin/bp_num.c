@@ -9,6 +9,7 @@
  * indexer keyed by variable) does, so the recorded rows are the same.
  */
 #include "cuzk/fil_bp_num.h"
+#include "cuzk/fil_bp_sha256.h" /* AllocatedBit::and / ::nor (insert_8) */
 
 #include <string.h>
 
@@ -20,8 +21,6 @@ static void enforce3(cz_cs *cs, cz_lc *a, cz_lc *b, cz_lc *c, const char *name) 
     cz_lc_free(b);
     cz_lc_free(c);
 }
-
-static cz_fr fr_of_bool(bool v) { return v ? CZ_FR_ONE : CZ_FR_ZERO; }
 
 /* ---- Num ------------------------------------------------------------------ */
 
@@ -361,40 +360,6 @@ static void insert_4(cz_cs *cs, cz_bp_num *out, const cz_bp_num *element, const 
     pick_named(cs, "p3", &out[3], b1, &p3_x1, d);
 }
 
-/* as bellpepper-core AllocatedBit::nor: (1 − a)·(1 − b) = c */
-static void abit_nor(cz_cs *cs, cz_bp_abit *out, const cz_bp_abit *a, const cz_bp_abit *b) {
-    bool v = !a->value && !b->value;
-    cz_fr fv = fr_of_bool(v);
-    cz_cs_alloc_aux(cs, &out->var, &fv);
-    out->value = cz_cs_has_values(cs) ? v : false;
-    cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
-    cz_lc_add_var(&la, CZ_VAR_ONE);
-    cz_lc_sub_var(&la, a->var);
-    cz_lc_add_var(&lb, CZ_VAR_ONE);
-    cz_lc_sub_var(&lb, b->var);
-    cz_lc_add_var(&lc, out->var);
-    enforce3(cs, &la, &lb, &lc, "nor constraint");
-}
-
-/* as bellpepper-core AllocatedBit::and: a·b = c */
-static void abit_and(cz_cs *cs, cz_bp_abit *out, const cz_bp_abit *a, const cz_bp_abit *b) {
-    bool v = a->value && b->value;
-    cz_fr fv = fr_of_bool(v);
-    cz_cs_alloc_aux(cs, &out->var, &fv);
-    out->value = cz_cs_has_values(cs) ? v : false;
-    cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
-    cz_lc_add_var(&la, a->var);
-    cz_lc_add_var(&lb, b->var);
-    cz_lc_add_var(&lc, out->var);
-    enforce3(cs, &la, &lb, &lc, "and constraint");
-}
-
 /* as insertion::insert_8 */
 static void insert_8(cz_cs *cs, cz_bp_num *out, const cz_bp_num *element, const cz_bp_bool *bits,
                      const cz_bp_num *elements) {
@@ -409,10 +374,10 @@ static void insert_8(cz_cs *cs, cz_bp_num *out, const cz_bp_num *element, const 
         nor_bit.value = and_bit.value = false;
     } else {
         cz_cs_push_scope(cs, "b0 nor b1");
-        abit_nor(cs, &nor_bit, &b0->bit, &b1->bit);
+        cz_bp_abit_nor(cs, &nor_bit, &b0->bit, &b1->bit);
         cz_cs_pop_scope(cs);
         cz_cs_push_scope(cs, "b0 and b1");
-        abit_and(cs, &and_bit, &b0->bit, &b1->bit);
+        cz_bp_abit_and(cs, &and_bit, &b0->bit, &b1->bit);
         cz_cs_pop_scope(cs);
     }
     const cz_bp_bool b0_nor_b1 = cz_bp_bool_is(nor_bit), b0_and_b1 = cz_bp_bool_is(and_bit);

@@ -178,6 +178,26 @@ static void column_alloc(cz_cs *cs, const cz_fil_column *col, unsigned layers, c
     cz_cs_pop_scope(cs);
 }
 
+/* One parent's column (params.rs, the drg_parents / exp_parents loops):
+ * its rows allocated ("<kind>_parent_<i>_num"), hashed
+ * ("<kind>_parent_<i>_constraint") and included in tree C
+ * ("<kind>_parent_<i>_inclusion"). */
+static void parent_column(cz_cs *cs, const shape *sh, const cz_fil_column_proof *cp, const char *kind, unsigned i,
+                          cz_bp_num *rows, const cz_bp_num *comm_c) {
+    const unsigned L = sh->layers;
+    cz_cs_push_scope(cs, "%s_parent_%u_num", kind, i);
+    column_alloc(cs, cp ? &cp->column : NULL, L, rows);
+    cz_cs_pop_scope(cs);
+    cz_bp_num h;
+    cz_cs_push_scope(cs, "%s_parent_%u_constraint", kind, i);
+    cz_bp_hash_single_column(cs, &h, rows, L);
+    cz_cs_pop_scope(cs);
+    char name[32];
+    snprintf(name, sizeof name, "%s_parent_%u_inclusion", kind, i);
+    enforce_inclusion(cs, name, cp ? &cp->inclusion : NULL, false, 8, sh->p->tree_sub_arity, sh->p->tree_top_arity,
+                      sh->tree_c_base_len, comm_c, &h);
+}
+
 static void challenge_synthesize(cz_cs *cs, const shape *sh, const cz_fil_vanilla_proof *v,
                                  const cz_bp_num *comm_d, const cz_bp_num *comm_c,
                                  const cz_bp_num *comm_r_last, const cz_bp_bool replica_id[256]) {
@@ -191,34 +211,12 @@ static void challenge_synthesize(cz_cs *cs, const shape *sh, const cz_fil_vanill
     cz_cs_pop_scope(cs);
     enforce_inclusion(cs, "comm_d_inclusion", v ? &v->comm_d_proofs : NULL, true, 2, 0, 0, sh->tree_d_len, comm_d,
                       &data_leaf);
-    /* parent columns: allocate, hash, include in tree C */
+    /* parent columns: allocate, hash, include in tree C (DRG, then expander) */
     cz_bp_num drg[6][11], exp[8][11];
-    for (unsigned i = 0; i < 6; i++) {
-        const cz_fil_column_proof *cp = v ? &v->drg_parents[i] : NULL;
-        cz_cs_push_scope(cs, "drg_parent_%u_num", i);
-        column_alloc(cs, cp ? &cp->column : NULL, L, drg[i]);
-        cz_cs_pop_scope(cs);
-        cz_bp_num h;
-        cz_cs_push_scope(cs, "drg_parent_%u_constraint", i);
-        cz_bp_hash_single_column(cs, &h, drg[i], L);
-        cz_cs_pop_scope(cs);
-        char name[32];
-        snprintf(name, sizeof name, "drg_parent_%u_inclusion", i);
-        enforce_inclusion(cs, name, cp ? &cp->inclusion : NULL, false, 8, sub, top, sh->tree_c_base_len, comm_c, &h);
-    }
-    for (unsigned i = 0; i < 8; i++) {
-        const cz_fil_column_proof *cp = v ? &v->exp_parents[i] : NULL;
-        cz_cs_push_scope(cs, "exp_parent_%u_num", i);
-        column_alloc(cs, cp ? &cp->column : NULL, L, exp[i]);
-        cz_cs_pop_scope(cs);
-        cz_bp_num h;
-        cz_cs_push_scope(cs, "exp_parent_%u_constraint", i);
-        cz_bp_hash_single_column(cs, &h, exp[i], L);
-        cz_cs_pop_scope(cs);
-        char name[32];
-        snprintf(name, sizeof name, "exp_parent_%u_inclusion", i);
-        enforce_inclusion(cs, name, cp ? &cp->inclusion : NULL, false, 8, sub, top, sh->tree_c_base_len, comm_c, &h);
-    }
+    for (unsigned i = 0; i < 6; i++)
+        parent_column(cs, sh, v ? &v->drg_parents[i] : NULL, "drg", i, drg[i], comm_c);
+    for (unsigned i = 0; i < 8; i++)
+        parent_column(cs, sh, v ? &v->exp_parents[i] : NULL, "exp", i, exp[i], comm_c);
     /* the challenge: UInt64, packed into an input */
     cz_bp_uint64 challenge;
     cz_cs_push_scope(cs, "challenge");
