@@ -6,7 +6,8 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config git
       libgmp-dev libssl-dev libcmocka-dev
       libjansson-dev libmicrohttpd-dev libinih-dev
-      clang libclang-rt-14-dev gnuplot-nox)
+      clang libclang-rt-14-dev gnuplot-nox
+      python3)   # tests: the independent R1CS fingerprint, C1 tampering
 
 missing=()
 for p in "${PKGS[@]}"; do
