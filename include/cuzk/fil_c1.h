@@ -113,7 +113,7 @@ void cz_fil_c1_free(cz_fil_c1 *c1);
  * expected an integer 0..255") and *out is left zeroed. Structural checks
  * only: sizes (32-byte domains, 37 parents, columns of `layers` rows,
  * DRG/expander counts, partitions and challenges of the registered proof,
- * path lengths and arities of its tree shapes); cz_fil_c1_check verifies the
+ * path lengths and arities of its tree shapes); cz_fil_c1_check (cuzk/fil_seal.h) verifies the
  * values. */
 CZ_WUR cz_status cz_fil_c1_parse(cz_fil_c1 *out, const char *json, size_t len, cz_errbuf *err);
 CZ_WUR cz_status cz_fil_c1_read_file(cz_fil_c1 *out, const char *path, cz_errbuf *err);
