@@ -58,6 +58,21 @@ static void le32(uint8_t out[4], uint32_t v) {
     for (int i = 0; i < 4; i++) out[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Both hash-derived mechanisms: challenge i of partition k is
+ * SHA-256(prefix ‖ j as u32 LE), j = count·k + i, reduced by
+ * bigint_to_challenge; the prefix state is hashed once and cloned. */
+static void challenges_from_prefix(uint64_t *out, size_t count, uint64_t nodes, const cz_sha256_ctx *base,
+                                   unsigned k) {
+    for (size_t i = 0; i < count; i++) {
+        uint8_t j[4], h[32];
+        le32(j, (uint32_t)(count * k + i));
+        cz_sha256_ctx c = *base;
+        cz_sha256_update(&c, j, 4);
+        cz_sha256_final(&c, h);
+        out[i] = cz_fil_challenge_from_hash(h, nodes);
+    }
+}
+
 /* As InteractiveChallenges::derive. */
 cz_status cz_fil_interactive_challenges(uint64_t *out, size_t count, uint64_t nodes,
                                         const cz_fil_domain *replica_id, const uint8_t seed[32],
@@ -70,14 +85,7 @@ cz_status cz_fil_interactive_challenges(uint64_t *out, size_t count, uint64_t no
     cz_sha256_init(&base);
     cz_sha256_update(&base, replica_id->b, 32);
     cz_sha256_update(&base, seed, 32);
-    for (size_t i = 0; i < count; i++) {
-        uint8_t j[4], h[32];
-        le32(j, (uint32_t)(count * k + i));
-        cz_sha256_ctx c = base;
-        cz_sha256_update(&c, j, 4);
-        cz_sha256_final(&c, h);
-        out[i] = cz_fil_challenge_from_hash(h, nodes);
-    }
+    challenges_from_prefix(out, count, nodes, &base, k);
     return CZ_OK;
 }
 
@@ -96,14 +104,7 @@ cz_status cz_fil_ni_challenges(uint64_t *out, size_t count, uint64_t nodes,
     cz_sha256_update(&base, NI_TAG, sizeof NI_TAG - 1);
     cz_sha256_update(&base, replica_id->b, 32);
     cz_sha256_update(&base, comm_r->b, 32);
-    for (size_t i = 0; i < count; i++) {
-        uint8_t j[4], h[32];
-        le32(j, (uint32_t)(count * k + i));
-        cz_sha256_ctx c = base;
-        cz_sha256_update(&c, j, 4);
-        cz_sha256_final(&c, h);
-        out[i] = cz_fil_challenge_from_hash(h, nodes);
-    }
+    challenges_from_prefix(out, count, nodes, &base, k);
     return CZ_OK;
 }
 

@@ -219,12 +219,6 @@ static void sink_init(fp_sink *s, pass_kind kind)
     cz_fr_to_bytes_be(s->minus_one_be, &s->minus_one);
 }
 
-static int term_cmp(const void *x, const void *y)
-{
-    cz_var a = ((const cz_term *)x)->var, b = ((const cz_term *)y)->var;
-    return (a > b) - (a < b);
-}
-
 /* Copies lc's terms into the scratch buffer and normalises them there as
  * proc_lc does; returns the number of terms left, or SIZE_MAX when the
  * buffer cannot grow. */
@@ -247,35 +241,7 @@ static size_t normalise(fp_sink *s, const cz_lc *lc)
     cz_term *t = s->buf;
     if (n)
         memcpy(t, src, n * sizeof(cz_term));
-    /* Order among equal variables does not matter: their coefficients are
-     * summed. Short LCs (most of them) by insertion, long ones (packing
-     * sums of hundreds of bits) by qsort. */
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++) {
-            cz_term x = t[i];
-            size_t j = i;
-            while (j > 0 && t[j - 1].var > x.var) {
-                t[j] = t[j - 1];
-                j--;
-            }
-            t[j] = x;
-        }
-    } else {
-        qsort(t, n, sizeof(cz_term), term_cmp);
-    }
-    size_t out = 0;
-    for (size_t i = 0; i < n;) {
-        cz_term acc = t[i];
-        size_t j = i + 1;
-        while (j < n && t[j].var == acc.var) {
-            cz_fr_add(&acc.coeff, &acc.coeff, &t[j].coeff);
-            j++;
-        }
-        if (!cz_fr_is_zero(&acc.coeff))
-            t[out++] = acc;
-        i = j;
-    }
-    return out;
+    return cz__terms_normalize(t, n); /* the recorder's rule, = proc_lc */
 }
 
 static inline const uint8_t *coeff_be(const fp_sink *s, const cz_fr *c, uint8_t tmp[32])

@@ -116,6 +116,39 @@ static int term_cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+size_t cz__terms_normalize(cz_term *t, size_t n)
+{
+    /* Order among equal variables does not matter: their coefficients are
+     * summed. Short LCs (most of them) by insertion, long ones (packing
+     * sums of hundreds of bits) by qsort. */
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            cz_term x = t[i];
+            size_t j = i;
+            while (j > 0 && t[j - 1].var > x.var) {
+                t[j] = t[j - 1];
+                j--;
+            }
+            t[j] = x;
+        }
+    } else {
+        qsort(t, n, sizeof(cz_term), term_cmp);
+    }
+    size_t out = 0;
+    for (size_t i = 0; i < n;) {
+        cz_term acc = t[i];
+        size_t j = i + 1;
+        while (j < n && t[j].var == acc.var) {
+            cz_fr_add(&acc.coeff, &acc.coeff, &t[j].coeff);
+            j++;
+        }
+        if (!cz_fr_is_zero(&acc.coeff))
+            t[out++] = acc;
+        i = j;
+    }
+    return out;
+}
+
 /* Sorts, merges duplicates, drops zeros; appends one row to m. */
 static bool rec_row(cz_cs *cs, cz_csr_builder *m, const cz_lc *lc)
 {
@@ -136,36 +169,15 @@ static bool rec_row(cz_cs *cs, cz_csr_builder *m, const cz_lc *lc)
     cz_term *t = cs->scratch;
     if (n)
         memcpy(t, src, n * sizeof(cz_term));
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++) {
-            cz_term x = t[i];
-            size_t j = i;
-            while (j > 0 && t[j - 1].var > x.var) {
-                t[j] = t[j - 1];
-                j--;
-            }
-            t[j] = x;
-        }
-    } else {
-        qsort(t, n, sizeof(cz_term), term_cmp);
-    }
+    n = cz__terms_normalize(t, n);
     size_t out = m->nnz;
-    for (size_t i = 0; i < n;) {
-        cz_fr sum = t[i].coeff;
-        size_t j = i + 1;
-        while (j < n && t[j].var == t[i].var) {
-            cz_fr_add(&sum, &sum, &t[j].coeff);
-            j++;
-        }
-        if (!cz_fr_is_zero(&sum)) {
-            uint32_t id = coef_intern(&cs->coefs, &sum);
-            if (id == UINT32_MAX)
-                return false;
-            m->col[out] = t[i].var;
-            m->coef[out] = id;
-            out++;
-        }
-        i = j;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = coef_intern(&cs->coefs, &t[i].coeff);
+        if (id == UINT32_MAX)
+            return false;
+        m->col[out] = t[i].var;
+        m->coef[out] = id;
+        out++;
     }
     m->nnz = out;
     m->row_ptr[++m->rows] = out;

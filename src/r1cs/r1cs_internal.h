@@ -85,4 +85,10 @@ static inline const cz_fr *cz_z_value(const cz_fr *inp, const cz_fr *aux, uint32
     return (col & CZ_VAR_AUX_BIT) ? &aux[col & CZ_VAR_INDEX_MASK] : &inp[col];
 }
 
+/* Normalise n terms in place as the recorder stores a row (and as
+ * bellpepper's proc_lc does): sorted by variable id as u32 (inputs before
+ * aux), equal variables merged by summing, zero sums dropped. Returns the
+ * number of terms left. */
+size_t cz__terms_normalize(cz_term *t, size_t n);
+
 #endif
