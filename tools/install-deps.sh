@@ -6,8 +6,11 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config git
       libgmp-dev libssl-dev libcmocka-dev
       libjansson-dev libmicrohttpd-dev libinih-dev
+      libgrpc-dev libprotobuf-c-dev protobuf-c-compiler   # cuzkd's gRPC API (C core + protobuf-c)
+      python3-grpcio python3-grpc-tools                   # test_grpc: the independent gRPC client
       clang libclang-rt-14-dev gnuplot-nox
-      python3)   # tests: the independent R1CS fingerprint, C1 tampering
+      python3    # tests: the independent R1CS fingerprint, C1 tampering
+      chromium)  # test_status_page: cuzkd's status page in a headless browser (large: about 360 MB installed, with chromium-common)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -38,7 +38,7 @@ typedef enum { CZ_LOG_ERROR = 0, CZ_LOG_WARN, CZ_LOG_INFO, CZ_LOG_DEBUG } cz_log
  * cz_daemon_config_default and docs/cuzkd.ini.example. */
 typedef struct {
     /* [daemon] */
-    char listen[CZ_DAEMON_PATH_MAX];     /* "unix:/path", "/path", "tcp:HOST:PORT", "HOST:PORT", "[v6]:PORT" */
+    char listen[CZ_DAEMON_PATH_MAX];     /* "unix:/path", "/path", "tcp:HOST:PORT", "HOST:PORT", "[v6]:PORT"; "off" = no HTTP */
     char token_file[CZ_DAEMON_PATH_MAX]; /* "" = no token; first line of the file = token */
     uint64_t max_body_bytes;             /* request body limit (default 96 MiB) */
     uint64_t max_payload_bytes;          /* decoded payload limit (default 64 MiB) */
@@ -49,6 +49,15 @@ typedef struct {
     cz_log_level log_level;              /* default info */
     char timeline_file[CZ_DAEMON_PATH_MAX]; /* "" = none, "-" = stderr; else appended */
     char trace_file[CZ_DAEMON_PATH_MAX];    /* Chrome trace written at shutdown ("" = none) */
+    /* unix sockets (HTTP and gRPC): permission bits (default 0600) and
+     * group ("" = the daemon's; a name or a number), so a client running
+     * as another user of that group can connect */
+    unsigned socket_mode;
+    char socket_group[64];
+    /* [grpc] — Curio's cuzk.v1.ProvingEngine (docs/grpc.md) */
+    char grpc_listen[CZ_DAEMON_PATH_MAX]; /* "" = off; same forms as listen */
+    uint64_t grpc_max_message_bytes;      /* request and response limit (default 256 MiB) */
+    unsigned grpc_max_calls;              /* concurrent calls (default 1024) */
     /* [backend] */
     char backend[16];                    /* "groth16" (production) | "test" (test double) */
     char param_dir[CZ_DAEMON_PATH_MAX];  /* parameter store (default "params") */
@@ -88,6 +97,8 @@ CZ_WUR cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg,
 /* The address actually bound ("unix:/path" or "tcp:127.0.0.1:PORT" with
  * the real port when port 0 was configured). */
 const char *cz_daemon_address(const cz_daemon *d);
+/* The gRPC address bound (same forms), or NULL when grpc.listen is off. */
+const char *cz_daemon_grpc_address(const cz_daemon *d);
 cz_engine *cz_daemon_engine(cz_daemon *d);
 /* Stops accepting connections, drains or cancels in-flight jobs (engine
  * drain_on_shutdown), lets in-progress requests answer, stops the server.
@@ -102,8 +113,8 @@ void cz_daemon_destroy(cz_daemon *d);
  * daemon could not start. */
 int cz_daemon_run(const cz_daemon_config *cfg, const cz_engine_backend *backend);
 
-/* The test-double back-end (backend = test): circuits "test" and
- * "test-<anything>" (estimates from the [test] knobs; "test-huge" needs
+/* The test-double back-end (backend = test): circuits "test",
+ * "test-<anything>" and porep-2k .. porep-64g (estimates from the [test] knobs; "test-huge" needs
  * 2^50 bytes per partition, for budget refusals). Payload tokens:
  * "fail=<prepare|synth|prove|finish|verify>:<partition>",
  * "synth_ms=N", "prove_ms=N", "finish_ms=N". Proof of partition k: byte i

@@ -229,8 +229,10 @@ typedef struct {
     /* Optional idempotency key (NULL or "" = none, <= 255 chars). While a
      * job with this id is retained, a resubmission with the same circuit,
      * partition count and payload returns that job (*existing = true);
-     * anything else under the id is refused with CZ_ERR_BUSY. After the
-     * job is pruned the id may be reused. Priority is not part of the key. */
+     * anything else under the id is refused with CZ_ERR_BUSY. Only live
+     * and DONE jobs hold their id: a submission under the id of a FAILED
+     * or CANCELLED job starts a new job (a retry). After the job is pruned
+     * the id may be reused. Priority is not part of the key. */
     const char *request_id;
 } cz_job_request;
 
@@ -253,6 +255,11 @@ typedef struct {
     cz_priority priority;
     double queued_ms;          /* submit -> first partition start (or end) */
     double total_ms;           /* submit -> terminal (or now) */
+    /* Stage sums over the partitions that have left the pipeline (ms):
+     * the parameter load this job waited for, synthesis, prove_start,
+     * prove_finish, and the device lock held inside prove_start. */
+    double load_ms, synth_ms, prove_ms, finish_ms, device_ms;
+    char circuit_id[128];
     uint8_t *proof;            /* DONE: num_partitions * proof_bytes, malloc'd; else NULL */
     size_t proof_len;
 } cz_job_result;
@@ -329,6 +336,29 @@ size_t cz_engine_status_json(const cz_engine_status *st, char *buf, size_t cap);
  * in seconds); snprintf semantics: returns the length needed (excluding
  * the NUL), writes at most cap bytes including the NUL. */
 size_t cz_engine_metrics_prometheus(cz_engine *e, char *buf, size_t cap);
+
+/* Unfinished jobs of one circuit id (what a client's backpressure reads). */
+typedef struct {
+    char circuit_id[128];
+    uint32_t queued;   /* no partition started yet */
+    uint32_t running;  /* at least one partition started */
+    uint32_t queued_by_priority[4]; /* queued, indexed by cz_priority */
+} cz_engine_circuit_load;
+/* Fills up to cap entries, one per circuit id with unfinished jobs (in no
+ * particular order; circuits beyond cap are left out); returns how many
+ * were filled. */
+size_t cz_engine_circuit_loads(cz_engine *e, cz_engine_circuit_load *out, size_t cap);
+
+/* Parameters the engine knows of (resident, loading or unloading). */
+typedef struct {
+    char circuit_id[128];
+    bool resident;        /* false: being loaded or unloaded */
+    uint64_t bytes;       /* charged to the budget */
+    uint32_t refs;        /* in-flight partitions using them */
+    uint64_t idle_ms;     /* since last use */
+} cz_engine_params_info;
+/* Copies up to cap entries; returns how many exist. */
+size_t cz_engine_params_list(cz_engine *e, cz_engine_params_info *out, size_t cap);
 
 /* One record per partition that left the pipeline (ms since engine start;
  * 0 = stage not reached). Worker indices identify threads for traces. */

@@ -14,13 +14,21 @@
  * Parameter store (param_dir), per circuit id:
  *   <id>.pce     recorded constraint system (cz_pce_save; checksummed)
  *   <id>.params  bellperson-layout Groth16 parameters
- *   <id>.meta    sidecar: circuit hash and counts (a params file that does
- *                not belong to the recorded circuit is refused before any
- *                proving)
+ *   <id>.meta    sidecar: circuit id, hash and counts, and the size and
+ *                SHA-256 fingerprint of the <id>.params it belongs to (a
+ *                params file of another circuit, or one replaced without
+ *                its .meta, is refused before any proving)
  *   <id>.cache   the parameters converted to the in-memory form, SHA-256
  *                checksummed; loaded by mmap, trusted only while its
- *                checksum and circuit hash match (skips re-validation of
- *                every point, which dominates loading at scale)
+ *                checksum, circuit hash and the recorded size and
+ *                fingerprint of its source .params match the file there
+ *                now (else rebuilt from it); skips re-validation of every
+ *                point, which dominates loading at scale
+ * On every load the .params must have the exact size its circuit implies
+ * (a truncated one is refused, naming its size and the one expected), and
+ * is fingerprinted: SHA-256 of its header and 65 blocks spread over it,
+ * or of the whole file when it is under 256 MiB or params_validate_full
+ * is set. docs/parameters.md has the details.
  * With auto_setup, a missing parameter set is created by a local trusted
  * setup (fine for tests and demos; production uses a ceremony's file).
  *
@@ -60,7 +68,8 @@ typedef struct {
     /* How a Filecoin ceremony file (see below) is read once its digest has
      * been checked: false = trusted (no subgroup test of the query
      * points; the default), true = full validation. Local setups
-     * (<id>.params) are always read fully. */
+     * (<id>.params) are always read fully; with true, their fingerprint
+     * is also the SHA-256 of the whole file at any size. */
     bool params_validate_full;
 } cz_prover_config;
 
@@ -77,11 +86,20 @@ void cz_prover_backend_destroy(cz_engine_backend *b);
 CZ_WUR cz_status cz_prover_ensure_params(const cz_engine_backend *b, const char *circuit_id, const char *base,
                                          cz_errbuf *err);
 
-/* A fresh trusted setup (OS randomness) for circuit_id written to base
- * (replacing files there). zkey_path (may be NULL): also export the
- * parameters as a snarkjs .zkey. */
+/* A fresh trusted setup (OS randomness) for circuit_id written to
+ * <base>.params/.meta/.cache/.pce. zkey_path (may be NULL): also export
+ * the parameters as a snarkjs .zkey.
+ * Checked before any work: the directory of <base> (and of zkey_path)
+ * must exist or be creatable (only its last level is created, 0755;
+ * CZ_ERR_NOT_FOUND naming it otherwise); without force, an existing
+ * <base>.params or zkey_path is refused (CZ_ERR_INVALID_ARG naming it).
+ * Every file is written under a temporary name in its final directory,
+ * fsynced, and renamed over its final name only after the whole setup
+ * succeeded (then the directory is fsynced): an interrupted or failed
+ * setup leaves the previous files as they were. Temporary files left by a
+ * killed setup are removed by the next one. */
 CZ_WUR cz_status cz_prover_setup(const cz_engine_backend *b, const char *circuit_id, const char *base,
-                                 const char *zkey_path, cz_errbuf *err);
+                                 const char *zkey_path, bool force, cz_errbuf *err);
 
 /* Per-phase sums over the partitions of one cz_prover_prove call (ms). */
 typedef struct {

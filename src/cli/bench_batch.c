@@ -42,6 +42,7 @@
 #define _GNU_SOURCE
 #endif
 #include "bench_util.h"
+#include "opts.h"
 #include "commands.h"
 #include "cuzk/engine.h"
 #include "cuzk/prover.h"
@@ -54,6 +55,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,53 +429,84 @@ typedef struct {
     uint64_t seed;
 } bench_opts;
 
-static void usage_batch(const char *cmd)
-{
-    fprintf(stderr,
-            "usage: cuzk bench %s [--count N] [--concurrency J] [--circuit mulchain-N | --preset shaped-K]\n"
-            "        [--partitions P] [--partition-workers W] [--workers-per-device D] [--lookahead L]\n"
-            "        [--finalizers F] [--budget BYTES|auto] [--budget-partitions K] [--param-dir DIR]\n"
-            "        [--threads T] [--seed S] [--timeline FILE] [--trace out.json] [--plot out.png] [--json]\n"
-            "        [--daemon ADDR [--token-file F] [--daemon-pid PID]]   (batch: jobs go to a running cuzkd)\n"
-            "  --budget-partitions K: budget = parameters + exactly K partitions' estimate\n"
-            "  parameters are created in --param-dir (default $CUZK_PARAM_DIR or ./cuzk-params) when missing\n",
-            cmd);
-}
+/* batch and single share these; single runs one partition at a time, so
+ * the concurrency options and --daemon are batch's alone */
+#define BATCH_COMMON                                                                                                \
+    {.name = "--circuit", .alias = "--preset", .kind = CZ_OPT_STR, .arg = "ID",                                     \
+     .help = "mulchain-N (default mulchain-16384) or shaped-K"},                                                    \
+        CZ_NUM("--partitions", "P", 1, 65536, "partitions per job (default 10)"),                                   \
+        CZ_NUM("--count", "N", 1, 1000000, "jobs (default batch 4, single 2)"),                                     \
+        CZ_NUM("--lookahead", "L", 1, 1024, "partitions synthesized ahead (default 1)"),                           \
+        CZ_NUM("--finalizers", "F", 1, 64, "finalizer threads (default 1)"),                                       \
+        CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),                               \
+        CZ_STR("--budget", "BYTES|auto", "memory budget (default auto)"),                                           \
+        CZ_NUM("--budget-partitions", "K", 0, 65536, "budget = parameters + exactly K partitions' estimate"),       \
+        CZ_STR("--param-dir", "DIR", "parameters, created when missing (default $CUZK_PARAM_DIR or ./cuzk-params)"), \
+        CZ_NUM("--seed", "S", 0, LLONG_MAX, "payload seed (default 1)"),                                           \
+        CZ_STR("--timeline", "FILE", "per-partition timeline (TSV)"),                                               \
+        CZ_STR("--trace", "out.json", "Chrome trace-event JSON"),                                                   \
+        CZ_STR("--plot", "out.png", "timeline plot (needs python3 + matplotlib)"),                                  \
+        CZ_FLAG("--json", "JSON instead of a table")
 
-static int parse_opts(int argc, char **argv, bench_opts *o, bool single)
+static const cz_opt batch_opts[] = {
+    BATCH_COMMON,
+    CZ_NUM("--concurrency", "J", 1, 1024, "jobs in flight (default 2)"),
+    CZ_NUM("--partition-workers", "W", 1, 256, "partition workers (default 2)"),
+    CZ_NUM("--workers-per-device", "D", 1, 64, "workers per device (default 2)"),
+    CZ_STR("--daemon", "ADDR", "send the jobs to a running cuzkd instead"),
+    CZ_STR("--token-file", "FILE", "with --daemon: bearer token"),
+    CZ_NUM("--daemon-pid", "PID", 1, 4194304, "with --daemon: sample the daemon's RSS from /proc/PID"),
+    {0},
+};
+static const cz_opt single_opts[] = {BATCH_COMMON, {0}};
+static const cz_cmd batch_cmd = {
+    .name = "cuzk bench batch",
+    .synopsis = "[--count N] [--concurrency J] [--circuit mulchain-N | --preset shaped-K] [--partitions P]\n"
+                "        [--partition-workers W] [--workers-per-device D] [--lookahead L] [--finalizers F]\n"
+                "        [--budget BYTES|auto] [--budget-partitions K] [--param-dir DIR] [--threads T] [--seed S]\n"
+                "        [--timeline FILE] [--trace out.json] [--plot out.png] [--json]\n"
+                "        [--daemon ADDR [--token-file F] [--daemon-pid PID]]",
+    .opts = batch_opts,
+};
+static const cz_cmd single_cmd = {
+    .name = "cuzk bench single",
+    .synopsis = "[--count N] [--circuit mulchain-N | --preset shaped-K] [--partitions P] [--lookahead L]\n"
+                "        [--finalizers F] [--budget BYTES|auto] [--budget-partitions K] [--param-dir DIR] [--threads T]\n"
+                "        [--seed S] [--timeline FILE] [--trace out.json] [--plot out.png] [--json]",
+    .about = "  the engine with one partition at a time (pipelining off), for comparison with batch",
+    .opts = single_opts,
+};
+
+/* -1 when the suite should run, else its exit status */
+static int parse_opts(cz_args *oa, int argc, char **argv, bench_opts *o, bool single)
 {
+    int prc = cz_opts_parse(oa, single ? &single_cmd : &batch_cmd, argc, argv);
+    if (prc >= 0) return prc;
     const char *pd = getenv("CUZK_PARAM_DIR");
-    o->circuit = cz_arg_str(argc, argv, "--circuit", "mulchain-16384");
-    o->circuit = cz_arg_str(argc, argv, "--preset", o->circuit);
-    long parts = cz_arg_long(argc, argv, "--partitions", 10);
-    o->count = cz_arg_long(argc, argv, "--count", single ? 2 : 4);
-    o->conc = single ? 1 : cz_arg_long(argc, argv, "--concurrency", 2);
-    long pw = single ? 1 : cz_arg_long(argc, argv, "--partition-workers", 2);
-    long wpd = single ? 1 : cz_arg_long(argc, argv, "--workers-per-device", 2);
-    long la = cz_arg_long(argc, argv, "--lookahead", 1);
-    long fin = cz_arg_long(argc, argv, "--finalizers", 1);
-    long th = cz_arg_long(argc, argv, "--threads", 0);
-    o->budget = cz_arg_str(argc, argv, "--budget", "auto");
-    o->budget_parts = cz_arg_long(argc, argv, "--budget-partitions", single ? 1 : 0);
-    o->param_dir = cz_arg_str(argc, argv, "--param-dir", pd && *pd ? pd : "cuzk-params");
-    o->trace = cz_arg_str(argc, argv, "--trace", NULL);
-    o->plot = cz_arg_str(argc, argv, "--plot", NULL);
-    o->timeline = cz_arg_str(argc, argv, "--timeline", NULL);
-    o->json = cz_arg_flag(argc, argv, "--json");
-    o->seed = (uint64_t)cz_arg_long(argc, argv, "--seed", 1);
-    if (cz_arg_flag(argc, argv, "--help") || parts < 1 || parts > 65536 || o->count < 1 || o->conc < 1 ||
-        pw < 1 || pw > 256 || wpd < 1 || wpd > 64 || la < 1 || la > 1024 || fin < 1 || fin > 64 || th < 0 ||
-        th > 1024 || o->budget_parts < 0) {
-        usage_batch(single ? "single" : "batch");
-        return 2;
-    }
+    o->circuit = cz_opt_str(oa, "--circuit", "mulchain-16384");
+    long parts = (long)cz_opt_num(oa, "--partitions", 10);
+    o->count = (long)cz_opt_num(oa, "--count", single ? 2 : 4);
+    o->conc = single ? 1 : (long)cz_opt_num(oa, "--concurrency", 2);
+    long pw = single ? 1 : (long)cz_opt_num(oa, "--partition-workers", 2);
+    long wpd = single ? 1 : (long)cz_opt_num(oa, "--workers-per-device", 2);
+    long la = (long)cz_opt_num(oa, "--lookahead", 1);
+    long fin = (long)cz_opt_num(oa, "--finalizers", 1);
+    long th = (long)cz_opt_num(oa, "--threads", 0);
+    o->budget = cz_opt_str(oa, "--budget", "auto");
+    o->budget_parts = (long)cz_opt_num(oa, "--budget-partitions", single ? 1 : 0);
+    o->param_dir = cz_opt_str(oa, "--param-dir", pd && *pd ? pd : "cuzk-params");
+    o->trace = cz_opt_str(oa, "--trace", NULL);
+    o->plot = cz_opt_str(oa, "--plot", NULL);
+    o->timeline = cz_opt_str(oa, "--timeline", NULL);
+    o->json = cz_opt_flag(oa, "--json");
+    o->seed = (uint64_t)cz_opt_num(oa, "--seed", 1);
     o->parts = (uint32_t)parts;
     o->pw = (unsigned)pw;
     o->wpd = (unsigned)wpd;
     o->lookahead = (unsigned)la;
     o->finalizers = (unsigned)fin;
     o->threads = (unsigned)th;
-    return 0;
+    return -1;
 }
 
 typedef struct {
@@ -774,11 +807,11 @@ static void *daemon_worker(void *arg)
     return NULL;
 }
 
-static int run_batch_daemon(int argc, char **argv, const bench_opts *o, const char *addr)
+static int run_batch_daemon(const cz_args *oa, const bench_opts *o, const char *addr)
 {
     const char *token = NULL;
     char tokbuf[512] = "";
-    const char *tf = cz_arg_str(argc, argv, "--token-file", NULL);
+    const char *tf = cz_opt_str(oa, "--token-file", NULL);
     if (tf) {
         FILE *f = fopen(tf, "r");
         if (!f || !fgets(tokbuf, sizeof tokbuf, f)) {
@@ -790,7 +823,7 @@ static int run_batch_daemon(int argc, char **argv, const bench_opts *o, const ch
         tokbuf[strcspn(tokbuf, "\r\n")] = 0;
         token = tokbuf;
     }
-    long dpid = cz_arg_long(argc, argv, "--daemon-pid", 0);
+    long dpid = (long)cz_opt_num(oa, "--daemon-pid", 0);
     char proc[32] = "";
     if (dpid > 0) snprintf(proc, sizeof proc, "/proc/%ld", dpid);
     /* a local back-end only for payloads and the offline verification;
@@ -911,10 +944,13 @@ out:
 static int run_batch(int argc, char **argv, bool single)
 {
     bench_opts o;
-    int rc = parse_opts(argc, argv, &o, single);
-    if (rc) return rc;
-    const char *daemon = cz_arg_str(argc, argv, "--daemon", NULL);
-    if (daemon && !single) return run_batch_daemon(argc, argv, &o, daemon);
+    cz_args oa;
+    int rc = parse_opts(&oa, argc, argv, &o, single);
+    if (rc >= 0) return rc;
+    const char *daemon = single ? NULL : cz_opt_str(&oa, "--daemon", NULL);
+    if (!daemon && (cz_opt_given(&oa, "--token-file") || cz_opt_given(&oa, "--daemon-pid")))
+        return cz_usage_error(&batch_cmd, "--token-file and --daemon-pid need --daemon");
+    if (daemon) return run_batch_daemon(&oa, &o, daemon);
     /* Big buffers (a/b/c, witness) must go back to the OS when freed, or
      * RSS keeps the high-water mark of the heap instead of following the
      * budget: pin the mmap threshold (glibc otherwise raises it after the
@@ -1181,29 +1217,47 @@ typedef struct {
     uint32_t parts;
 } rid_entry;
 
+static const cz_opt stress_opts[] = {
+    CZ_NUM("--seconds", "S", 1, 86400, "run for S seconds (default 10)"),
+    CZ_NUM("--count", "N", 1, 100000000, "or submit N jobs"),
+    CZ_STR("--circuit", "mulchain-N", "the circuit (default mulchain-64)"),
+    CZ_NUM("--max-partitions", "P", 1, 64, "partitions per job at most (default 4)"),
+    CZ_NUM("--partition-workers", "W", 1, 64, "partition workers (default 2)"),
+    CZ_NUM("--in-flight", "J", 1, 100000, "jobs outstanding at most (default 32)"),
+    CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),
+    CZ_NUM("--seed", "S", 0, LLONG_MAX, "random seed (default: the time; printed to reproduce)"),
+    CZ_STR("--param-dir", "DIR", "parameters (default $CUZK_PARAM_DIR or ./cuzk-params)"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd stress_cmd = {
+    .name = "cuzk bench stress",
+    .synopsis = "[--seconds S | --count N] [--circuit mulchain-N] [--max-partitions P] [--partition-workers W]\n"
+                "        [--in-flight J] [--threads T] [--seed S] [--param-dir DIR] [--json]",
+    .about = "  engine stress: random priorities, cancels, duplicate ids, bad requests",
+    .opts = stress_opts,
+};
+
 int cz_bench_stress(int argc, char **argv)
 {
     bench_opts o;
     memset(&o, 0, sizeof o);
     const char *pd = getenv("CUZK_PARAM_DIR");
-    o.circuit = cz_arg_str(argc, argv, "--circuit", "mulchain-64");
-    o.param_dir = cz_arg_str(argc, argv, "--param-dir", pd && *pd ? pd : "cuzk-params");
-    o.json = cz_arg_flag(argc, argv, "--json");
-    o.seed = (uint64_t)cz_arg_long(argc, argv, "--seed", (long)time(NULL));
-    long seconds = cz_arg_long(argc, argv, "--seconds", 0);
-    long count = cz_arg_long(argc, argv, "--count", 0);
-    long maxp = cz_arg_long(argc, argv, "--max-partitions", 4);
-    long pw = cz_arg_long(argc, argv, "--partition-workers", 2);
-    long th = cz_arg_long(argc, argv, "--threads", 0);
-    long outstanding_max = cz_arg_long(argc, argv, "--in-flight", 32);
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &stress_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    o.circuit = cz_opt_str(&oa, "--circuit", "mulchain-64");
+    o.param_dir = cz_opt_str(&oa, "--param-dir", pd && *pd ? pd : "cuzk-params");
+    o.json = cz_opt_flag(&oa, "--json");
+    o.seed = (uint64_t)cz_opt_num(&oa, "--seed", (long long)time(NULL));
+    long seconds = (long)cz_opt_num(&oa, "--seconds", 0);
+    long count = (long)cz_opt_num(&oa, "--count", 0);
+    long maxp = (long)cz_opt_num(&oa, "--max-partitions", 4);
+    long pw = (long)cz_opt_num(&oa, "--partition-workers", 2);
+    long th = (long)cz_opt_num(&oa, "--threads", 0);
+    long outstanding_max = (long)cz_opt_num(&oa, "--in-flight", 32);
+    if (seconds && count) return cz_usage_error(&stress_cmd, "--seconds and --count exclude each other");
     if (!seconds && !count) seconds = 10;
-    if (cz_arg_flag(argc, argv, "--help") || seconds < 0 || count < 0 || maxp < 1 || maxp > 64 || pw < 1 ||
-        pw > 64 || th < 0 || outstanding_max < 1) {
-        fprintf(stderr, "usage: cuzk bench stress [--seconds S | --count N] [--circuit mulchain-N] "
-                        "[--max-partitions P] [--partition-workers W] [--in-flight J] [--threads T] [--seed S] "
-                        "[--param-dir DIR] [--json]\n");
-        return 2;
-    }
     o.pw = (unsigned)pw;
     o.wpd = 2;
     o.lookahead = 1;

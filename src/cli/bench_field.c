@@ -14,6 +14,7 @@
  * parts of a prover (inversions, Miller loop, bucket sums).
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "commands.h"
 #include "cuzk/curve.h"
 #include "cuzk/field.h"
@@ -278,14 +279,32 @@ static size_t calibrate(void (*fn)(void *, size_t), void *arg, double target_ns)
     }
 }
 
+static const cz_opt field_opts[] = {
+    CZ_STR("--backend", "B", "portable | adx | all (default all)"),
+    CZ_STR("--only", "SUBSTR", "only the cases whose name contains SUBSTR"),
+    CZ_NUM("--samples", "S", 1, 64, "samples per case (default 7)"),
+    CZ_NUM("--target-ms", "MS", 1, 100000, "time per sample (default 20)"),
+    CZ_FLAG("--cpu-time", "thread CPU time instead of wall time"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd field_cmd = {
+    .name = "cuzk bench field",
+    .synopsis = "[--backend portable|adx|all] [--only NAME] [--samples S] [--target-ms MS] [--cpu-time] [--json]",
+    .opts = field_opts,
+};
+
 int cz_bench_field(int argc, char **argv)
 {
-    bool json = cz_arg_flag(argc, argv, "--json");
-    int samples = (int)cz_arg_long(argc, argv, "--samples", 7);
-    double target_ns = 1e6 * (double)cz_arg_long(argc, argv, "--target-ms", 20);
-    const char *which = cz_arg_str(argc, argv, "--backend", "all");
-    const char *only = cz_arg_str(argc, argv, "--only", "");
-    bool cpu_time = cz_arg_flag(argc, argv, "--cpu-time");
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &field_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    bool json = cz_opt_flag(&oa, "--json");
+    int samples = (int)cz_opt_num(&oa, "--samples", 7);
+    double target_ns = 1e6 * (double)cz_opt_num(&oa, "--target-ms", 20);
+    const char *which = cz_opt_str(&oa, "--backend", "all");
+    const char *only = cz_opt_str(&oa, "--only", "");
+    bool cpu_time = cz_opt_flag(&oa, "--cpu-time");
     if (samples < 1) samples = 1;
     if (samples > 64) samples = 64;
 

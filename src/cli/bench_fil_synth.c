@@ -22,6 +22,7 @@
  * bytes (a, b, c at the padded domain, the assignment) and peak RSS.
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "commands.h"
 #include "cuzk/fil_c1.h"
 #include "cuzk/fil_porep_circuit.h"
@@ -142,20 +143,34 @@ static int cmp_d(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static const cz_opt fil_synth_opts[] = {
+    CZ_STR("--circuit", "ID", "porep-2k (default) | porep-8m | porep-512m | porep-32g | porep-64g"),
+    CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),
+    CZ_NUM("--samples", "N", 1, 50, "samples (default 3)"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd fil_synth_cmd = {
+    .name = "cuzk bench fil-synth",
+    .synopsis = "--circuit porep-2k|porep-8m|porep-512m|porep-32g|porep-64g [--threads T] [--samples N] [--json]",
+    .opts = fil_synth_opts,
+};
+
 int cz_bench_fil_synth(int argc, char **argv) {
-    const char *id = cz_arg_str(argc, argv, "--circuit", "porep-2k");
-    long threads = cz_arg_long(argc, argv, "--threads", 0);
-    long samples = cz_arg_long(argc, argv, "--samples", 3);
-    bool json = cz_arg_flag(argc, argv, "--json");
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &fil_synth_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    const char *id = cz_opt_str(&oa, "--circuit", "porep-2k");
+    long threads = cz_opt_num(&oa, "--threads", 0);
+    long samples = cz_opt_num(&oa, "--samples", 3);
+    bool json = cz_opt_flag(&oa, "--json");
     const cz_fil_seal_proof *p = NULL;
     for (size_t i = 0; i < cz_fil_seal_proofs_count; i++)
         if (cz_fil_seal_proofs[i].api == CZ_FIL_API_1_1 && !strcmp(cz_fil_seal_proofs[i].circuit_id, id))
             p = &cz_fil_seal_proofs[i];
-    if (!p || samples < 1 || samples > 50) {
-        fprintf(stderr, "usage: cuzk bench fil-synth --circuit porep-2k|porep-8m|porep-512m|porep-32g|porep-64g "
-                        "[--threads T] [--samples N] [--json]\n");
-        return 2;
-    }
+    if (!p)
+        return cz_usage_error(&fil_synth_cmd, "--circuit: expected porep-2k, porep-8m, porep-512m, porep-32g or "
+                                              "porep-64g, got '%s'", id);
     if (threads <= 0) threads = sysconf(_SC_NPROCESSORS_ONLN);
     cz_pool *pool = NULL;
     if (threads > 1 && cz_pool_create(&pool, (unsigned)(threads - 1), "synth") != CZ_OK) return 1;

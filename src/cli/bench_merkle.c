@@ -13,6 +13,7 @@
  * T threads = the calling thread + T−1 pool workers (T = 1: NULL pool).
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "cuzk/merkle.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/threadpool.h"
@@ -70,12 +71,28 @@ static void build_loop(void *argp, size_t iters)
     }
 }
 
+static const cz_opt merkle_opts[] = {
+    CZ_NUM("--log-leaves", "K", 3, 30, "2^K leaves (default 16)"),
+    CZ_NUM("--threads", "T", 1, 1024, "threads, the calling one included (default 1)"),
+    CZ_NUM("--samples", "S", 1, 1000, "samples (default 3)"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd merkle_cmd = {
+    .name = "cuzk bench merkle",
+    .synopsis = "--log-leaves K --threads T [--samples S] [--json]",
+    .opts = merkle_opts,
+};
+
 int cz_bench_merkle(int argc, char **argv)
 {
-    long log_n = cz_arg_long(argc, argv, "--log-leaves", 16);
-    long threads = cz_arg_long(argc, argv, "--threads", 1);
-    long samples = cz_arg_long(argc, argv, "--samples", 3);
-    bool json = cz_arg_flag(argc, argv, "--json");
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &merkle_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    long log_n = cz_opt_num(&oa, "--log-leaves", 16);
+    long threads = cz_opt_num(&oa, "--threads", 1);
+    long samples = cz_opt_num(&oa, "--samples", 3);
+    bool json = cz_opt_flag(&oa, "--json");
     if (log_n < 3 || log_n > 30 || threads < 1 || threads > 1024 || samples < 1) {
         fprintf(stderr, "cuzk bench merkle: --log-leaves 3..30, --threads >= 1, --samples >= 1\n");
         return 2;

@@ -14,6 +14,7 @@
  * its efficiency: below 1 means fewer than one full mixed addition per point.
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "commands.h"
 #include "cuzk/msm.h"
 #include <stdio.h>
@@ -122,19 +123,45 @@ static int G##_bench(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *
 BENCH_GROUP(g1)
 BENCH_GROUP(g2)
 
+static const cz_opt msm_opts[] = {
+    CZ_STR("--group", "g1|g2", "the group (default g1)"),
+    CZ_NUM("--log-n", "K", 0, 28, "2^K points (default 16)"),
+    CZ_NUM("--threads", "T", 1, 1024, "threads, the calling one included (default 1)"),
+    CZ_NUM("--window", "C", 0, CZ_MSM_MAX_WINDOW, "Pippenger window bits (0 = automatic)"),
+    CZ_STR("--buckets", "KIND", "auto | xyzz | affine (default auto)"),
+    CZ_NUM("--zeros", "PCT", 0, 100, "percent of zero scalars"),
+    CZ_NUM("--ones", "PCT", 0, 100, "percent of one scalars"),
+    CZ_NUM("--samples", "S", 1, 1000, "samples (default 3; 1 from K = 18)"),
+    CZ_FLAG("--no-simd", "no AVX-512 IFMA lanes"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd msm_cmd = {
+    .name = "cuzk bench msm",
+    .synopsis = "--group g1|g2 --log-n K --threads T [--window C] [--buckets auto|xyzz|affine]\n        [--samples S] [--zeros PCT] [--ones PCT] [--no-simd] [--json]",
+    .opts = msm_opts,
+};
+
 int cz_bench_msm(int argc, char **argv)
 {
-    const char *group = cz_arg_str(argc, argv, "--group", "g1");
-    long logn = cz_arg_long(argc, argv, "--log-n", 16);
-    long threads = cz_arg_long(argc, argv, "--threads", 1);
-    long window = cz_arg_long(argc, argv, "--window", 0);
-    const char *bk = cz_arg_str(argc, argv, "--buckets", "auto");
-    long zeros = cz_arg_long(argc, argv, "--zeros", 0);
-    long ones = cz_arg_long(argc, argv, "--ones", 0);
-    long samples = cz_arg_long(argc, argv, "--samples", logn >= 18 ? 1 : 3);
-    bool json = cz_arg_flag(argc, argv, "--json");
-    bool no_simd = cz_arg_flag(argc, argv, "--no-simd");
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &msm_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    const char *group = cz_opt_str(&oa, "--group", "g1");
+    long logn = cz_opt_num(&oa, "--log-n", 16);
+    long threads = cz_opt_num(&oa, "--threads", 1);
+    long window = cz_opt_num(&oa, "--window", 0);
+    const char *bk = cz_opt_str(&oa, "--buckets", "auto");
+    long zeros = cz_opt_num(&oa, "--zeros", 0);
+    long ones = cz_opt_num(&oa, "--ones", 0);
+    long samples = cz_opt_num(&oa, "--samples", logn >= 18 ? 1 : 3);
+    bool json = cz_opt_flag(&oa, "--json");
+    bool no_simd = cz_opt_flag(&oa, "--no-simd");
     bool g2 = !strcmp(group, "g2");
+    if (!g2 && strcmp(group, "g1")) return cz_usage_error(&msm_cmd, "--group: expected g1 or g2, got '%s'", group);
+    if (strcmp(bk, "auto") && strcmp(bk, "xyzz") && strcmp(bk, "affine"))
+        return cz_usage_error(&msm_cmd, "--buckets: expected auto, xyzz or affine, got '%s'", bk);
+    if (zeros + ones > 100) return cz_usage_error(&msm_cmd, "--zeros + --ones: at most 100 percent, got %ld", zeros + ones);
     if ((!g2 && strcmp(group, "g1")) || logn < 0 || logn > 28 || threads < 1 || threads > 1024 ||
         window < 0 || window > CZ_MSM_MAX_WINDOW || zeros < 0 || ones < 0 || zeros + ones > 100) {
         fprintf(stderr, "usage: cuzk bench msm --group g1|g2 --log-n K --threads T [--json]\n"

@@ -19,6 +19,7 @@
  * run (the "simd" field of the JSON says which ran).
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "commands.h"
 #include "cuzk/field.h"
 #include "cuzk/ntt.h"
@@ -84,14 +85,32 @@ static void ntt_loop(void *argp, size_t iters)
     }
 }
 
+static const cz_opt ntt_opts[] = {
+    CZ_NUM("--log-n", "K", 1, CZ_NTT_MAX_LOG_N, "domain size 2^K (default 20)"),
+    CZ_NUM("--threads", "T", 1, 1024, "threads, the calling one included (default 1)"),
+    CZ_NUM("--samples", "S", 1, 1000, "samples per figure (default 5; 3 from K = 22)"),
+    CZ_FLAG("--quotient", "also time the Groth16 quotient (three coset NTTs and the division)"),
+    CZ_FLAG("--no-simd", "scalar kernels only"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd ntt_cmd = {
+    .name = "cuzk bench ntt",
+    .synopsis = "--log-n K --threads T [--samples S] [--quotient] [--no-simd] [--json]",
+    .opts = ntt_opts,
+};
+
 int cz_bench_ntt(int argc, char **argv)
 {
-    long log_n = cz_arg_long(argc, argv, "--log-n", 20);
-    long threads = cz_arg_long(argc, argv, "--threads", 1);
-    long samples = cz_arg_long(argc, argv, "--samples", log_n >= 22 ? 3 : 5);
-    bool json = cz_arg_flag(argc, argv, "--json");
-    bool quotient = cz_arg_flag(argc, argv, "--quotient");
-    if (cz_arg_flag(argc, argv, "--no-simd")) cz_ntt_set_simd(false);
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &ntt_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    long log_n = cz_opt_num(&oa, "--log-n", 20);
+    long threads = cz_opt_num(&oa, "--threads", 1);
+    long samples = cz_opt_num(&oa, "--samples", log_n >= 22 ? 3 : 5);
+    bool json = cz_opt_flag(&oa, "--json");
+    bool quotient = cz_opt_flag(&oa, "--quotient");
+    if (cz_opt_flag(&oa, "--no-simd")) cz_ntt_set_simd(false);
     if (log_n < 1 || log_n > CZ_NTT_MAX_LOG_N || threads < 1 || threads > 1024 || samples < 1) {
         fprintf(stderr, "cuzk bench ntt: --log-n 1..%d, --threads >= 1, --samples >= 1\n", CZ_NTT_MAX_LOG_N);
         return 2;

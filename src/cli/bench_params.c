@@ -22,6 +22,7 @@
  * calling thread + T-1 pool workers (0: online CPUs).
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "commands.h"
 #include "cuzk/fil_params.h"
 #include "cuzk/groth16.h"
@@ -49,12 +50,30 @@ static void warm(const char *path)
     fclose(f);
 }
 
+static const cz_opt params_opts[] = {
+    CZ_STR("--file", "F.params", "the parameter file (required)"),
+    CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),
+    CZ_FLAG("--skip-full", "skip the fully validating parse"),
+    CZ_FLAG("--cold", "drop the file from the page cache first"),
+    CZ_STR("--cache-out", "PATH", "where the converted cache goes (default F.params.bench-cache)"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd params_cmd = {
+    .name = "cuzk bench params",
+    .synopsis = "--file F.params [--threads T] [--skip-full] [--cold] [--cache-out PATH] [--json]",
+    .opts = params_opts,
+};
+
 int cz_bench_params(int argc, char **argv)
 {
-    const char *file = cz_arg_str(argc, argv, "--file", NULL);
-    long threads = cz_arg_long(argc, argv, "--threads", 0);
-    bool json = cz_arg_flag(argc, argv, "--json"), skip_full = cz_arg_flag(argc, argv, "--skip-full");
-    bool cold = cz_arg_flag(argc, argv, "--cold");
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &params_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    const char *file = cz_opt_str(&oa, "--file", NULL);
+    long threads = cz_opt_num(&oa, "--threads", 0);
+    bool json = cz_opt_flag(&oa, "--json"), skip_full = cz_opt_flag(&oa, "--skip-full");
+    bool cold = cz_opt_flag(&oa, "--cold");
     if (!file || threads < 0) {
         fprintf(stderr, "usage: cuzk bench params --file F.params [--threads T] [--skip-full] [--cold] "
                         "[--cache-out PATH] [--json]\n");
@@ -116,7 +135,7 @@ int cz_bench_params(int argc, char **argv)
 
     char cpath[4200];
     snprintf(cpath, sizeof cpath, "%s.bench-cache", file);
-    const char *co = cz_arg_str(argc, argv, "--cache-out", NULL);
+    const char *co = cz_opt_str(&oa, "--cache-out", NULL);
     if (co) snprintf(cpath, sizeof cpath, "%s", co);
     uint8_t hash[32] = {0};
     t0 = cz_now_ns();

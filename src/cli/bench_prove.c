@@ -12,6 +12,7 @@
  * (each loads the .zkey and .wtns, as the CLI does).
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "commands.h"
 #include "cuzk/prover.h"
 #include <stdio.h>
@@ -30,21 +31,42 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static const cz_opt prove_opts[] = {
+    CZ_STR("--circuit", "ID", "the circuit (default mulchain-16000)"),
+    CZ_STR("--preset", "S", "shaped-S (\"14\" or \"shaped-14\"), instead of --circuit"),
+    CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),
+    CZ_STR("--param-dir", "DIR", "parameter store, set up when missing (default cuzk-params)"),
+    CZ_NUM("--samples", "S", 1, 1000, "samples (default 3)"),
+    CZ_FLAG("--vs-snarkjs", "also time snarkjs on the same .zkey and witness"),
+    CZ_NUM("--snarkjs-samples", "N", 1, 100, "snarkjs runs (default 1)"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd prove_cmd = {
+    .name = "cuzk bench prove",
+    .synopsis = "(--circuit ID | --preset S) [--threads T] [--param-dir DIR] [--samples S]\n        [--vs-snarkjs [--snarkjs-samples N]] [--json]",
+    .opts = prove_opts,
+};
+
 int cz_bench_prove(int argc, char **argv)
 {
-    const char *circuit = cz_arg_str(argc, argv, "--circuit", NULL);
-    const char *preset = cz_arg_str(argc, argv, "--preset", NULL);
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &prove_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    const char *circuit = cz_opt_str(&oa, "--circuit", NULL);
+    const char *preset = cz_opt_str(&oa, "--preset", NULL);
     char idbuf[64];
+    if (circuit && preset) return cz_usage_error(&prove_cmd, "--circuit and --preset exclude each other");
     if (!circuit && preset) {
         /* "--preset 14" or "--preset shaped-14" */
         snprintf(idbuf, sizeof idbuf, "%s%s", strncmp(preset, "shaped-", 7) ? "shaped-" : "", preset);
         circuit = idbuf;
     }
     if (!circuit) circuit = "mulchain-16000";
-    const char *dir = cz_arg_str(argc, argv, "--param-dir", "cuzk-params");
-    long samples = cz_arg_long(argc, argv, "--samples", 3);
-    bool json = cz_arg_flag(argc, argv, "--json"), vs = cz_arg_flag(argc, argv, "--vs-snarkjs");
-    cz_prover_config pc = {.param_dir = dir, .threads = (unsigned)cz_arg_long(argc, argv, "--threads", 0),
+    const char *dir = cz_opt_str(&oa, "--param-dir", "cuzk-params");
+    long samples = cz_opt_num(&oa, "--samples", 3);
+    bool json = cz_opt_flag(&oa, "--json"), vs = cz_opt_flag(&oa, "--vs-snarkjs");
+    cz_prover_config pc = {.param_dir = dir, .threads = (unsigned)cz_opt_num(&oa, "--threads", 0),
                            .auto_setup = true, .log = stderr};
     cz_engine_backend be;
     cz_errbuf e = {{0}};
@@ -62,7 +84,7 @@ int cz_bench_prove(int argc, char **argv)
     if (vs && access(zkey, R_OK) != 0) {
         /* the zkey needs the setup's tau: make a fresh parameter set with it */
         fprintf(stderr, "bench prove: new setup of %s with a snarkjs export\n", circuit);
-        if ((st = cz_prover_setup(&be, circuit, NULL, zkey, &e)) != CZ_OK) goto out;
+        if ((st = cz_prover_setup(&be, circuit, NULL, zkey, true, &e)) != CZ_OK) goto out;
     }
     if ((st = cz_prover_ensure_params(&be, circuit, NULL, &e)) != CZ_OK) goto out;
     if ((st = cz_prover_sample_payload(&be, circuit, 1, 42, &payload, &plen, &e)) != CZ_OK) goto out;
@@ -88,7 +110,7 @@ int cz_bench_prove(int argc, char **argv)
     double med = tot[samples / 2];
     free(tot);
     char extra[160];
-    snprintf(extra, sizeof extra, "\"circuit\":\"%s\",\"threads\":%ld", circuit, cz_arg_long(argc, argv, "--threads", 0));
+    snprintf(extra, sizeof extra, "\"circuit\":\"%s\",\"threads\":%ld", circuit, (long)cz_opt_num(&oa, "--threads", 0));
     cz_bench_report *r = cz_bench_report_new("prove", json);
     cz_bench_report_add(r, "synthesis (witness + SpMV)", best.synth_ms, "ms", extra);
     cz_bench_report_add(r, "quotient (7 NTTs)", best.g.ntt_ms, "ms", extra);
@@ -110,7 +132,7 @@ int cz_bench_prove(int argc, char **argv)
                  sj ? sj : CZ_SOURCE_DIR "/tests/interop/node_modules/snarkjs/build/cli.cjs", zkey, wtns);
         /* snarkjs's wall time varies by ~10% run to run: the median of
          * --snarkjs-samples runs (default 1; each is a full process) */
-        long ss = cz_arg_long(argc, argv, "--snarkjs-samples", 1);
+        long ss = cz_opt_num(&oa, "--snarkjs-samples", 1);
         if (ss < 1) ss = 1;
         double *sv = calloc((size_t)ss, sizeof *sv);
         int sr = sv ? 0 : -1;

@@ -13,6 +13,7 @@
  * workers (T = 1: NULL pool).
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "cuzk/circuits.h"
 #include "cuzk/sha256.h"
 
@@ -164,13 +165,30 @@ static int bench_circuit(cz_bench_report *rep, const char *name, cz_synth_fn fn,
     return failed;
 }
 
+static const cz_opt r1cs_opts[] = {
+    CZ_NUM("--blocks", "N", 1, 100000, "SHA-256 compressions of the recorded circuit (default 16)"),
+    CZ_NUM("--mul", "N", 1, 1L << 30, "multiplications of the mulchain circuit (default 262144)"),
+    CZ_NUM("--threads", "T", 1, 1024, "threads, the calling one included (default 1)"),
+    CZ_NUM("--samples", "S", 1, 1000, "samples (default 3)"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd r1cs_cmd = {
+    .name = "cuzk bench r1cs",
+    .synopsis = "[--blocks N] [--mul N] --threads T [--samples S] [--json]",
+    .opts = r1cs_opts,
+};
+
 int cz_bench_r1cs(int argc, char **argv)
 {
-    long blocks = cz_arg_long(argc, argv, "--blocks", 16);
-    long nmul = cz_arg_long(argc, argv, "--mul", 1 << 18);
-    long threads = cz_arg_long(argc, argv, "--threads", 1);
-    long samples = cz_arg_long(argc, argv, "--samples", 3);
-    bool json = cz_arg_flag(argc, argv, "--json");
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &r1cs_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    long blocks = cz_opt_num(&oa, "--blocks", 16);
+    long nmul = cz_opt_num(&oa, "--mul", 1 << 18);
+    long threads = cz_opt_num(&oa, "--threads", 1);
+    long samples = cz_opt_num(&oa, "--samples", 3);
+    bool json = cz_opt_flag(&oa, "--json");
     if (blocks < 1 || blocks > 100000 || nmul < 1 || nmul > (1l << 30) || threads < 1 || threads > 1024 ||
         samples < 1) {
         fprintf(stderr, "bench r1cs: --blocks 1..100000, --mul 1..2^30, --threads 1..1024, --samples >= 1\n");

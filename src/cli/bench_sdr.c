@@ -10,6 +10,7 @@
  * T threads = the calling thread + T−1 pool workers.
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "commands.h"
 #include "cuzk/fil_c1.h"
 #include "cuzk/fil_seal.h"
@@ -30,17 +31,34 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static const cz_opt sdr_opts[] = {
+    CZ_STR("--sector-size", "SIZE", "2KiB | 8MiB | 512MiB (default 8MiB)"),
+    CZ_STR("--api", "VERSION", "v1.0 | v1.1 (default) | v1.2"),
+    CZ_NUM("--threads", "T", 0, 1024, "threads, the calling one included (0 = one per CPU, the default)"),
+    CZ_NUM("--samples", "S", 1, 100, "samples (default 1)"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd sdr_cmd = {
+    .name = "cuzk bench sdr",
+    .synopsis = "--sector-size 2KiB|8MiB|512MiB [--api v1.0|v1.1|v1.2] [--threads T] [--samples S] [--json]",
+    .opts = sdr_opts,
+};
+
 int cz_bench_sdr(int argc, char **argv) {
-    const char *ss = cz_arg_str(argc, argv, "--sector-size", "8MiB");
-    const char *api_s = cz_arg_str(argc, argv, "--api", "v1.1");
-    long threads = cz_arg_long(argc, argv, "--threads", 0);
-    long samples = cz_arg_long(argc, argv, "--samples", 1);
-    bool json = cz_arg_flag(argc, argv, "--json");
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &sdr_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    const char *ss = cz_opt_str(&oa, "--sector-size", "8MiB");
+    const char *api_s = cz_opt_str(&oa, "--api", "v1.1");
+    long threads = cz_opt_num(&oa, "--threads", 0);
+    long samples = cz_opt_num(&oa, "--samples", 1);
+    bool json = cz_opt_flag(&oa, "--json");
     uint64_t size;
-    if (cz_fil_parse_sector_size(ss, &size) != CZ_OK || samples < 1 || samples > 100) {
-        fprintf(stderr, "cuzk bench sdr: --sector-size 2KiB|8MiB|512MiB, --samples 1..100\n");
-        return 2;
-    }
+    if (cz_fil_parse_sector_size(ss, &size) != CZ_OK)
+        return cz_usage_error(&sdr_cmd, "--sector-size: expected 2KiB, 8MiB or 512MiB, got '%s'", ss);
+    if (strcmp(api_s, "v1.0") && strcmp(api_s, "v1.1") && strcmp(api_s, "v1.2"))
+        return cz_usage_error(&sdr_cmd, "--api: expected v1.0, v1.1 or v1.2, got '%s'", api_s);
     cz_fil_api_version api = !strcmp(api_s, "v1.0") ? CZ_FIL_API_1_0 : !strcmp(api_s, "v1.2") ? CZ_FIL_API_1_2 : CZ_FIL_API_1_1;
     const cz_fil_seal_proof *proof = cz_fil_seal_proof_find(
         size, api, api == CZ_FIL_API_1_2 ? CZ_FIL_CHALLENGES_NON_INTERACTIVE : CZ_FIL_CHALLENGES_INTERACTIVE);

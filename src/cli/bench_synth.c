@@ -16,6 +16,7 @@
  * preset's parameters and its exact constraint count.
  */
 #include "bench_util.h"
+#include "opts.h"
 #include "cuzk/circuits.h"
 
 #include <stdio.h>
@@ -68,18 +69,34 @@ static long vm_hwm_kib(void)
     return kib;
 }
 
+static const cz_opt synth_opts[] = {
+    CZ_STR("--preset", "NAME", "a PoRep-shaped preset (default shaped-14)"),
+    CZ_NUM("--threads", "T", 1, 4096, "threads, the calling one included (default 1)"),
+    CZ_NUM("--samples", "S", 1, 1000, "samples (default 3)"),
+    CZ_FLAG("--json", "JSON instead of a table"),
+    {0},
+};
+static const cz_cmd synth_cmd = {
+    .name = "cuzk bench synth",
+    .synopsis = "--preset S --threads T [--samples S] [--json]",
+    .opts = synth_opts,
+};
+
 int cz_bench_synth(int argc, char **argv)
 {
-    const char *name = cz_arg_str(argc, argv, "--preset", "shaped-14");
-    long threads = cz_arg_long(argc, argv, "--threads", 1);
-    long samples = cz_arg_long(argc, argv, "--samples", 3);
-    bool json = cz_arg_flag(argc, argv, "--json");
+    cz_args oa;
+    int prc = cz_opts_parse(&oa, &synth_cmd, argc, argv);
+    if (prc >= 0) return prc;
+    const char *name = cz_opt_str(&oa, "--preset", "shaped-14");
+    long threads = cz_opt_num(&oa, "--threads", 1);
+    long samples = cz_opt_num(&oa, "--samples", 3);
+    bool json = cz_opt_flag(&oa, "--json");
     const cz_porep_params *p = cz_porep_preset_get(name);
     if (!p || threads < 1 || threads > 4096 || samples < 1) {
-        fprintf(stderr, "cuzk bench synth: --preset NAME (");
+        fprintf(stderr, "cuzk bench synth: --preset: unknown preset '%s' (", name);
         for (size_t i = 0; i < cz_porep_preset_count(); i++)
             fprintf(stderr, "%s%s", i ? ", " : "", cz_porep_preset_at(i)->name);
-        fprintf(stderr, "), --threads >= 1, --samples >= 1\n");
+        fprintf(stderr, ")\n");
         return 2;
     }
     cz_pool *pool = NULL;

@@ -126,30 +126,3 @@ int cz_bench_report_finish(cz_bench_report *r)
     free(r);
     return 0;
 }
-
-const char *cz_arg_str(int argc, char **argv, const char *flag, const char *def)
-{
-    for (int i = 0; i + 1 < argc; i++)
-        if (!strcmp(argv[i], flag)) return argv[i + 1];
-    return def;
-}
-
-long cz_arg_long(int argc, char **argv, const char *flag, long def)
-{
-    const char *v = cz_arg_str(argc, argv, flag, NULL);
-    if (!v) return def;
-    char *end;
-    long x = strtol(v, &end, 0);
-    if (*end) {
-        fprintf(stderr, "%s: expected a number, got '%s'\n", flag, v);
-        exit(2);
-    }
-    return x;
-}
-
-bool cz_arg_flag(int argc, char **argv, const char *flag)
-{
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], flag)) return true;
-    return false;
-}

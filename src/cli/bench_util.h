@@ -25,9 +25,6 @@ void cz_bench_report_add(cz_bench_report *r, const char *name, double value, con
 /* Prints (table or JSON) to stdout, frees r; returns 0. */
 int cz_bench_report_finish(cz_bench_report *r);
 
-/* Parse "--flag value" options: returns the value or def. */
-const char *cz_arg_str(int argc, char **argv, const char *flag, const char *def);
-long cz_arg_long(int argc, char **argv, const char *flag, long def);
-bool cz_arg_flag(int argc, char **argv, const char *flag);
+/* Options are parsed by opts.h (declared per command, strict). */
 
 #endif

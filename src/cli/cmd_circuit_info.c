@@ -22,27 +22,37 @@
  * the Filecoin circuits once they are registered there), through the
  * registry's own shape synth function.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
+#include "commands.h"
+#include "opts.h"
 #include "cuzk/r1cs_hash.h"
 #include "prover/prover_internal.h"
 
 int cz_cmd_circuit_info(int argc, char **argv);
 
-static int usage(void)
-{
-    fprintf(stderr,
-            "usage: cuzk circuit-info --circuit ID [--json] [--streaming | --record] [--stream-above N]\n"
-            "                         [--dump-json FILE]\n"
-            "  ID: a circuit of the prover registry (mulchain-N, shaped-12 .. shaped-20, ...)\n"
-            "  prints constraints, inputs (with ONE), aux, nnz of A/B/C and the R1CS fingerprint\n"
-            "  (bellpepper TestConstraintSystem::hash); circuits above --stream-above constraints\n"
-            "  (default 4194304) are hashed streaming, without storing the matrices\n");
-    return 2;
-}
+static const cz_opt info_opts[] = {
+    CZ_STR("--circuit", "ID", "a circuit of the prover registry (mulchain-N, shaped-12 .. shaped-20, porep-*)"),
+    CZ_FLAG("--json", "one JSON object instead of the table"),
+    CZ_FLAG("--streaming", "force the streaming fingerprint (one constraint at a time)"),
+    CZ_FLAG("--record", "force recording a PCE and fingerprinting its matrices"),
+    CZ_NUM("--stream-above", "N", 0, LLONG_MAX, "stream circuits above N constraints (default 4194304)"),
+    CZ_STR("--dump-json", "FILE", "write the raw constraints for tools/r1cs_fingerprint.py"),
+    {0},
+};
+static const cz_cmd info_cmd = {
+    .name = "cuzk circuit-info",
+    .synopsis = "--circuit ID [--json] [--streaming | --record] [--stream-above N] [--dump-json FILE]",
+    .about = "  prints constraints, inputs (with ONE), aux, nnz of A/B/C and the R1CS fingerprint\n"
+             "  (bellpepper TestConstraintSystem::hash); circuits above --stream-above constraints\n"
+             "  are hashed streaming, without storing the matrices",
+    .opts = info_opts,
+};
 
 static int fail(const char *what, cz_status st, const char *detail)
 {
@@ -63,19 +73,26 @@ static cz_status by_pce(cz_synth_fn fn, const void *ctx, cz_r1cs_fingerprint *fp
 
 int cz_cmd_circuit_info(int argc, char **argv)
 {
-    const char *id = cz_arg_str(argc, argv, "--circuit", NULL);
-    const char *dump = cz_arg_str(argc, argv, "--dump-json", NULL);
-    bool json = cz_arg_flag(argc, argv, "--json");
-    bool force_stream = cz_arg_flag(argc, argv, "--streaming");
-    bool force_record = cz_arg_flag(argc, argv, "--record");
-    long above = cz_arg_long(argc, argv, "--stream-above", 1L << 22);
-    if (!id || (force_stream && force_record) || above < 0 || cz_arg_flag(argc, argv, "--help"))
-        return usage();
+    cz_args a;
+    int prc = cz_opts_parse(&a, &info_cmd, argc, argv);
+    if (prc >= 0)
+        return prc;
+    const char *id = cz_opt_str(&a, "--circuit", NULL);
+    const char *dump = cz_opt_str(&a, "--dump-json", NULL);
+    bool json = cz_opt_flag(&a, "--json");
+    bool force_stream = cz_opt_flag(&a, "--streaming");
+    bool force_record = cz_opt_flag(&a, "--record");
+    long long above = cz_opt_num(&a, "--stream-above", 1LL << 22);
+    if (!id)
+        return cz_usage_error(&info_cmd, "--circuit ID is required");
+    if (force_stream && force_record)
+        return cz_usage_error(&info_cmd, "--streaming and --record exclude each other");
 
     const circuit_kind *kind = cz__find_kind(id);
     if (!kind) {
-        fprintf(stderr, "cuzk circuit-info: unknown circuit '%s'\n", id);
-        return 1;
+        /* 1, not 2: the registry, not the command line, decides what exists */
+        fprintf(stderr, "cuzk circuit-info: --circuit: unknown circuit '%s'\n", id);
+        return CZ_EXIT_FAIL;
     }
     cz_errbuf e = {{0}};
     void *shape = NULL;
@@ -94,8 +111,8 @@ int cz_cmd_circuit_info(int argc, char **argv)
     if (dump) {
         FILE *f = fopen(dump, "w");
         if (!f) {
-            perror(dump);
-            rc = 1;
+            fprintf(stderr, "cuzk circuit-info: --dump-json %s: cannot create: %s\n", dump, strerror(errno));
+            rc = CZ_EXIT_IO;
             goto out;
         }
         st = cz_r1cs_dump_json(fn, ctx, f);

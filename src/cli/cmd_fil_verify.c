@@ -15,10 +15,14 @@
  *   $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters,
  *   and its BLAKE2b digest is checked against parameters.json first.
  * Prints "ok: ..." and exits 0 when every partition proof is valid; else
- * prints the reason on stderr and exits 1 (2: usage).
+ * prints the reason on stderr and exits 1 when the proof is invalid (also
+ * a proof of the wrong length), 3 when the C1 file, the proof file or the
+ * key cannot be read or parsed, the published key's digest is wrong, or
+ * the C1 is of another circuit than --circuit; 2 on usage errors.
  *
  * The `cuzk verify` front end dispatches here when --c1 is given.
  */
+#include "commands.h"
 #include "cuzk/fil_c1.h"
 #include "cuzk/fil_params.h"
 
@@ -27,24 +31,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cz_cmd_fil_verify(int argc, char **argv);
-
-static int usage(void) {
-    fprintf(stderr, "usage: cuzk verify --c1 c1.json --proof proof.bin [--circuit ID] "
-                    "[--vk FILE.vk | --params-dir DIR]\n");
-    return 2;
-}
-
-/* msg already names the file where the library knows it */
+/* msg already names the file where the library knows it; every failure
+ * before the pairing check is an input that could not be used */
 static int fail(const char *what, const char *msg) {
     if (what) fprintf(stderr, "cuzk verify: %s: %s\n", what, msg);
     else fprintf(stderr, "cuzk verify: %s\n", msg);
-    return 1;
+    return CZ_EXIT_IO;
 }
 
 static uint8_t *slurp(const char *path, size_t max, size_t *len, cz_errbuf *e) {
     *len = 0;
-    FILE *f = fopen(path, "rb");
+    bool std_in = !strcmp(path, "-");
+    FILE *f = std_in ? stdin : fopen(path, "rb");
     if (!f) {
         cz_err(e, CZ_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
@@ -57,7 +55,7 @@ static uint8_t *slurp(const char *path, size_t max, size_t *len, cz_errbuf *e) {
     }
     size_t n = fread(b, 1, max + 1, f);
     bool bad = ferror(f) != 0;
-    fclose(f);
+    if (!std_in) fclose(f);
     if (bad || n > max) {
         cz_err(e, bad ? CZ_ERR_IO : CZ_ERR_FORMAT, bad ? "%s: read error" : "%s: larger than a C2 proof can be",
                path);
@@ -68,28 +66,20 @@ static uint8_t *slurp(const char *path, size_t max, size_t *len, cz_errbuf *e) {
     return b;
 }
 
-int cz_cmd_fil_verify(int argc, char **argv) {
-    const char *c1_path = NULL, *proof_path = NULL, *circuit = NULL, *vk_path = NULL, *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char **slot = !strcmp(argv[i], "--c1")           ? &c1_path
-                          : !strcmp(argv[i], "--proof")        ? &proof_path
-                          : !strcmp(argv[i], "--circuit")      ? &circuit
-                          : !strcmp(argv[i], "--vk")           ? &vk_path
-                          : !strcmp(argv[i], "--params-dir")   ? &dir
-                          : NULL;
-        if (!slot || i + 1 >= argc) {
-            fprintf(stderr, "cuzk verify: %s '%s'\n", slot ? "missing value for" : "unknown option", argv[i]);
-            return usage();
-        }
-        *slot = argv[++i];
-    }
-    if (!c1_path || !proof_path || (vk_path && dir)) return usage();
+int cz_fil_verify_run(const cz_args *a) {
+    const char *c1_path = cz_opt_str(a, "--c1", NULL), *proof_path = cz_opt_str(a, "--proof", NULL);
+    const char *circuit = cz_opt_str(a, "--circuit", NULL), *vk_path = cz_opt_str(a, "--vk", NULL);
+    const char *dir = cz_opt_str(a, "--params-dir", NULL);
+    if (!proof_path) return cz_usage_error(a->cmd, "--c1 needs --proof FILE");
+    if (vk_path && dir) return cz_usage_error(a->cmd, "--vk and --params-dir exclude each other");
+    if (!strcmp(c1_path, "-") && !strcmp(proof_path, "-"))
+        return cz_usage_error(a->cmd, "--c1 and --proof cannot both be stdin");
 
     cz_errbuf e = {{0}};
     cz_fil_c1 c1;
     if (cz_fil_c1_read_file(&c1, c1_path, &e) != CZ_OK) return fail(NULL, e.msg);
     const cz_fil_seal_proof *p = c1.registered_proof;
-    int rc = 1;
+    int rc = CZ_EXIT_IO;
     uint8_t *proof = NULL;
     size_t proof_len = 0;
     cz_groth16_vk vk = {0};
@@ -126,6 +116,7 @@ int cz_cmd_fil_verify(int argc, char **argv) {
     cz_status st = cz_fil_porep_verify(&vk, &c1, proof, proof_len, &bad, &e);
     if (st != CZ_OK) {
         fprintf(stderr, "cuzk verify: INVALID %s proof: %s\n", p->name, e.msg);
+        rc = CZ_EXIT_FAIL;
         goto done;
     }
     printf("ok: %s, %u partition proof(s) valid (%zu public inputs each)\n", p->name, p->partitions,

@@ -7,12 +7,16 @@
  * output") of N partitions as JSON (docs/vanilla-proof.md). The challenge
  * seed defaults to the sector seed. --verify re-parses the written file and
  * verifies it natively. T threads = the calling thread + T−1 pool workers
- * (default: one per CPU). Exit status: 0 ok, 1 failure, 2 usage.
+ * (default: one per CPU). Exit status: 0 ok, 1 failure, 2 usage, 3 the
+ * output cannot be written.
  */
 #include "bench_util.h"
+#include "commands.h"
+#include "opts.h"
 #include "cuzk/circuits.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,62 +24,56 @@
 
 int cz_cmd_gen_vanilla(int argc, char **argv);
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!s || !*s)
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end || s[0] == '-')
-        return false;
-    *out = v;
-    return true;
-}
+static const cz_opt gv_opts[] = {
+    CZ_STR("--preset", "NAME", "the sector shape (required; see below)"),
+    CZ_NUM("--partitions", "N", 1, 1024, "partitions (default 1)"),
+    CZ_NUM("--seed", "S", 0, LLONG_MAX, "sector seed (default 1)"),
+    CZ_NUM("--challenge-seed", "S", 0, LLONG_MAX, "challenge seed (default: --seed)"),
+    CZ_NUM("--threads", "T", 0, 4096, "threads, the calling one included (0 = one per CPU, the default)"),
+    CZ_FLAG("--verify", "re-read the written file and verify it natively"),
+    {.name = "-o", .alias = "--out", .kind = CZ_OPT_STR, .arg = "out.json", .help = "the vanilla proof (required)"},
+    {0},
+};
+static const cz_cmd gv_cmd = {
+    .name = "cuzk gen-vanilla",
+    .synopsis = "--preset NAME [--partitions N] [--seed S] [--challenge-seed S] [--threads T] [--verify] -o out.json",
+    .opts = gv_opts,
+};
 
-static void usage(void)
+static void presets(FILE *f)
 {
-    fprintf(stderr, "usage: cuzk gen-vanilla --preset NAME [--partitions N] [--seed S] "
-                    "[--challenge-seed S] [--threads T] [--verify] -o out.json\npresets:\n");
+    fprintf(f, "presets:\n");
     for (size_t i = 0; i < cz_porep_preset_count(); i++) {
         char line[400];
         cz_porep_describe(cz_porep_preset_at(i), NULL, line, sizeof line);
-        fprintf(stderr, "  %s\n", line);
+        fprintf(f, "  %s\n", line);
     }
 }
 
 int cz_cmd_gen_vanilla(int argc, char **argv)
 {
-    if (cz_arg_flag(argc, argv, "--help") || cz_arg_flag(argc, argv, "-h")) {
-        usage();
-        return 0;
-    }
-    const char *preset = cz_arg_str(argc, argv, "--preset", NULL);
-    const char *out = cz_arg_str(argc, argv, "-o", cz_arg_str(argc, argv, "--out", NULL));
-    const char *seed_s = cz_arg_str(argc, argv, "--seed", "1");
-    long parts = cz_arg_long(argc, argv, "--partitions", 1);
-    long threads = cz_arg_long(argc, argv, "--threads", 0);
-    bool verify = cz_arg_flag(argc, argv, "--verify");
-    uint64_t seed, cseed;
-    if (!preset || !out) {
-        fprintf(stderr, "cuzk gen-vanilla: --preset and -o are required\n");
-        usage();
-        return 2;
-    }
+    cz_args a;
+    int prc = cz_opts_parse(&a, &gv_cmd, argc, argv);
+    if (prc == 0)
+        presets(stdout);
+    if (prc >= 0)
+        return prc;
+    const char *preset = cz_opt_str(&a, "--preset", NULL);
+    const char *out = cz_opt_str(&a, "-o", NULL);
+    uint64_t seed = (uint64_t)cz_opt_num(&a, "--seed", 1);
+    uint64_t cseed = (uint64_t)cz_opt_num(&a, "--challenge-seed", (long long)seed);
+    long parts = (long)cz_opt_num(&a, "--partitions", 1);
+    long threads = (long)cz_opt_num(&a, "--threads", 0);
+    bool verify = cz_opt_flag(&a, "--verify");
+    if (!preset)
+        return cz_usage_error(&gv_cmd, "--preset NAME is required");
+    if (!out)
+        return cz_usage_error(&gv_cmd, "-o FILE is required");
     const cz_porep_params *p = cz_porep_preset_get(preset);
     if (!p) {
-        fprintf(stderr, "cuzk gen-vanilla: unknown preset \"%s\"\n", preset);
-        usage();
-        return 2;
-    }
-    if (!parse_u64(seed_s, &seed) ||
-        !parse_u64(cz_arg_str(argc, argv, "--challenge-seed", seed_s), &cseed)) {
-        fprintf(stderr, "cuzk gen-vanilla: --seed / --challenge-seed must be unsigned integers\n");
-        return 2;
-    }
-    if (parts < 1 || parts > 1024 || threads < 0 || threads > 4096) {
-        fprintf(stderr, "cuzk gen-vanilla: --partitions 1..1024, --threads 0..4096 (0 = all CPUs)\n");
-        return 2;
+        fprintf(stderr, "cuzk gen-vanilla: --preset: unknown preset \"%s\"\n", preset);
+        presets(stderr);
+        return CZ_EXIT_USAGE;
     }
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -101,7 +99,7 @@ int cz_cmd_gen_vanilla(int argc, char **argv)
     if (s != CZ_OK) {
         fprintf(stderr, "cuzk gen-vanilla: %s\n", err.msg);
         cz_porep_vanilla_free(v);
-        return 1;
+        return CZ_EXIT_IO;
     }
     char line[400];
     cz_porep_describe(p, NULL, line, sizeof line);

@@ -1,11 +1,20 @@
 /*
  * cuzk — command-line front end. `cuzk <command> [options]`; `cuzk help`.
- * Each command lives in its own file (bench_<suite>.c, ...); this file only
- * dispatches.
+ * Each command lives in its own file (bench_<suite>.c, ...) and parses its
+ * own options (opts.h); this file only dispatches. Exit statuses: commands.h
+ * and docs/cli.md.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "cuzk/field.h"
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+
+#ifndef CZ_VERSION
+#error "CZ_VERSION (the project version) must be defined by the build"
+#endif
 
 typedef struct {
     const char *name;
@@ -67,35 +76,89 @@ static const command_t commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk <command> [options]\n\ncommands:\n");
+    fprintf(f, "usage: cuzk <command> [options]    (cuzk <command> --help: its options)\n\ncommands:\n");
     for (size_t i = 0; commands[i].name; i++) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "  %-12s %s\n  %-12s %s\n\nbench suites:\n", "bench", "<suite> [--json] [options]: a benchmark",
-            "help", "this text");
+    fprintf(f, "  %-12s %s\n  %-12s %s\n  %-12s %s\n\nbench suites:\n", "bench",
+            "<suite> [--json] [options]: a benchmark (cuzk bench <suite> --help)", "version",
+            "the version and the CPU back-end (also --version)", "help", "[COMMAND]: this text, or COMMAND's");
     for (size_t i = 0; bench_suites[i].name; i++)
         fprintf(f, "  %-8s %s\n", bench_suites[i].name, bench_suites[i].help);
+    fprintf(f, "\nexit status: 0 ok, 1 invalid proof / failed, 2 usage error, 3 input could not be read or\n"
+               "parsed, 4 job failed (client), 5 timed out, job still running (client); docs/cli.md\n");
+}
+
+static int version(void)
+{
+    /* what the arithmetic dispatches to on this machine: cheap to ask */
+    printf("cuzk %s\nfield back-end: %s\nmsm simd: %s\nntt simd: %s\n", CZ_VERSION,
+           cz_ff_backend_name(cz_ff_get_backend()), cz_msm_simd_available() ? "yes" : "no",
+           cz_ntt_simd_available() ? "yes" : "no");
+#ifdef CZ_HAVE_BENCH_CUDA
+    printf("cuda: built in\n");
+#endif
+    return fflush(stdout) == 0 ? CZ_EXIT_OK : CZ_EXIT_FAIL;
+}
+
+static const command_t *find(const command_t *t, const char *name)
+{
+    for (size_t i = 0; t[i].name; i++)
+        if (!strcmp(t[i].name, name)) return &t[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    if (!strcmp(argv[1], "bench")) {
-        if (argc < 3) {
-            usage(stderr);
-            return 2;
-        }
-        for (size_t i = 0; bench_suites[i].name; i++)
-            if (!strcmp(argv[2], bench_suites[i].name))
-                return bench_suites[i].fn(argc - 2, argv + 2);
-        fprintf(stderr, "cuzk bench: unknown suite '%s'\n", argv[2]);
+    if (argc < 2) {
         usage(stderr);
-        return 2;
+        return CZ_EXIT_USAGE;
     }
-    for (size_t i = 0; commands[i].name; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "cuzk: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return 2;
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || (!strcmp(cmd, "help") && argc == 2)) {
+        usage(stdout);
+        return CZ_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        if (argc > 2) {
+            fprintf(stderr, "cuzk %s: unexpected argument '%s'\n", cmd, argv[2]);
+            return CZ_EXIT_USAGE;
+        }
+        return version();
+    }
+    if (!strcmp(cmd, "help")) {
+        /* `cuzk help prove` = `cuzk prove --help`; `cuzk help bench ntt` too */
+        bool bench = !strcmp(argv[2], "bench") && argc > 3;
+        const command_t *c = bench ? find(bench_suites, argv[3]) : find(commands, argv[2]);
+        if (!c && strcmp(argv[2], "bench") != 0) {
+            fprintf(stderr, "cuzk help: unknown command '%s' (see cuzk help)\n", argv[2]);
+            return CZ_EXIT_USAGE;
+        }
+        if (!c && bench) {
+            fprintf(stderr, "cuzk help bench: unknown suite '%s' (see cuzk help)\n", argv[3]);
+            return CZ_EXIT_USAGE;
+        }
+        if (!c) {
+            usage(stdout);
+            return CZ_EXIT_OK;
+        }
+        char *hv[] = {(char *)c->name, "--help", NULL};
+        return c->fn(2, hv);
+    }
+    if (!strcmp(cmd, "bench")) {
+        if (argc < 3) {
+            fprintf(stderr, "cuzk bench: a suite is required (see cuzk help)\n");
+            return CZ_EXIT_USAGE;
+        }
+        if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+            usage(stdout);
+            return CZ_EXIT_OK;
+        }
+        const command_t *s = find(bench_suites, argv[2]);
+        if (s) return s->fn(argc - 2, argv + 2);
+        fprintf(stderr, "cuzk bench: unknown suite '%s' (see cuzk help)\n", argv[2]);
+        return CZ_EXIT_USAGE;
+    }
+    const command_t *c = find(commands, cmd);
+    if (c) return c->fn(argc - 1, argv + 1);
+    fprintf(stderr, "cuzk: unknown command '%s' (see cuzk help)\n", cmd);
+    return CZ_EXIT_USAGE;
 }

@@ -73,7 +73,8 @@ bool cz_api_parse_job_id(const char *s, size_t len, cz_job_id *out)
     return v != 0;
 }
 
-int cz_api_parse_ms(const char *s, uint64_t def, uint64_t max, uint64_t *out, char *err, size_t errlen)
+int cz_api_parse_uint_param(const char *name, const char *s, uint64_t def, uint64_t max, uint64_t *out,
+                            char *err, size_t errlen)
 {
     if (!s) {
         *out = def < max ? def : max;
@@ -81,7 +82,8 @@ int cz_api_parse_ms(const char *s, uint64_t def, uint64_t max, uint64_t *out, ch
     }
     size_t n = strlen(s);
     if (n == 0 || n > 20) {
-        errf(err, errlen, "timeout_ms must be a decimal number of milliseconds");
+        errf(err, errlen, "%s must be a decimal number%s", name,
+             strstr(name, "_ms") ? " of milliseconds" : "");
         return 400;
     }
     uint64_t v = 0;
@@ -90,7 +92,8 @@ int cz_api_parse_ms(const char *s, uint64_t def, uint64_t max, uint64_t *out, ch
         if (s[i] < '0' || s[i] > '9') {
             char tmp[48];
             sanitize(tmp, sizeof tmp, s, n);
-            errf(err, errlen, "timeout_ms must be a decimal number of milliseconds, got '%s'", tmp);
+            errf(err, errlen, "%s must be a decimal number%s, got '%s'", name,
+                 strstr(name, "_ms") ? " of milliseconds" : "", tmp);
             return 400;
         }
         unsigned d = (unsigned)(s[i] - '0');
@@ -101,6 +104,56 @@ int cz_api_parse_ms(const char *s, uint64_t def, uint64_t max, uint64_t *out, ch
     }
     *out = (big || v > max) ? max : v;
     return 0;
+}
+
+int cz_api_parse_ms(const char *s, uint64_t def, uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+    return cz_api_parse_uint_param("timeout_ms", s, def, max, out, err, errlen);
+}
+
+/* ---- query parameters ------------------------------------------------- */
+
+const char *cz_api_query_params(cz_api_route r)
+{
+    switch (r) {
+    case CZ_API_AWAIT:
+    case CZ_API_PROVE: return "timeout_ms";
+    case CZ_API_TIMELINE: return "since_ms, limit";
+    default: return "";
+    }
+}
+
+int cz_api_check_query(cz_api_route r, const char *name, char *err, size_t errlen)
+{
+    const char *list = cz_api_query_params(r);
+    size_t n = name ? strlen(name) : 0;
+    /* list is "a, b, c": match whole names only */
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (n && len == n && !memcmp(p, name, n))
+            return 0;
+        if (!e)
+            break;
+        p = e + 1;
+        while (*p == ' ')
+            p++;
+    }
+    char tmp[48];
+    sanitize(tmp, sizeof tmp, name ? name : "", n);
+    if (*list)
+        errf(err, errlen, "unknown query parameter '%s' (this endpoint accepts: %s)", tmp, list);
+    else
+        errf(err, errlen, "unknown query parameter '%s' (this endpoint accepts no query parameters)", tmp);
+    return 400;
+}
+
+int cz_api_check_query_dup(const char *name, char *err, size_t errlen)
+{
+    char tmp[48];
+    sanitize(tmp, sizeof tmp, name ? name : "", name ? strlen(name) : 0);
+    errf(err, errlen, "query parameter '%s' given more than once", tmp);
+    return 400;
 }
 
 /* ---- routing ---------------------------------------------------------- */
@@ -162,6 +215,10 @@ int cz_api_match(const char *method, const char *path, cz_api_target *t, char *e
     seg s[5];
     int k = split(path, s, 5);
     int rc;
+    if (k == 0) {
+        t->route = CZ_API_PAGE;
+        return need_method(method, "GET", t, err, errlen);
+    }
     if (k == 1 && seg_is(&s[0], "metrics")) {
         t->route = CZ_API_METRICS;
         return need_method(method, "GET", t, err, errlen);
@@ -187,6 +244,10 @@ int cz_api_match(const char *method, const char *path, cz_api_target *t, char *e
         }
         if (seg_is(&s[1], "health")) {
             t->route = CZ_API_HEALTH;
+            return need_method(method, "GET", t, err, errlen);
+        }
+        if (seg_is(&s[1], "timeline")) {
+            t->route = CZ_API_TIMELINE;
             return need_method(method, "GET", t, err, errlen);
         }
         goto none;
@@ -490,6 +551,56 @@ int cz_api_http_status(cz_status st)
     case CZ_ERR_UNSUPPORTED: return 501;
     default: return 500;
     }
+}
+
+bool cz_api_priority_note(char *buf, size_t cap, const char *request_id, cz_job_id job, cz_priority kept,
+                          cz_priority asked)
+{
+    if (cap)
+        buf[0] = 0;
+    if (kept == asked)
+        return false;
+    char rid[64];
+    sanitize(rid, sizeof rid, request_id ? request_id : "", request_id ? strlen(request_id) : 0);
+    errf(buf, cap,
+         "request_id '%s' matches job %llu; priority unchanged (%s; '%s' applies only to a new job)",
+         rid, (unsigned long long)job, cz_priority_str(kept), cz_priority_str(asked));
+    return true;
+}
+
+static void lf_put(char *buf, size_t cap, size_t *off, char ch)
+{
+    if (*off + 1 < cap) {
+        buf[*off] = ch;
+        buf[*off + 1] = 0;
+    }
+    (*off)++;
+}
+
+void cz_api_logfmt(char *buf, size_t cap, size_t *off, const char *key, const char *value)
+{
+    if (!value)
+        value = "";
+    bool bare = *value != 0;
+    for (const char *p = value; *p && bare; p++) {
+        char ch = *p;
+        bare = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+               ch == '.' || ch == '_' || ch == ':' || ch == '/' || ch == '+' || ch == '-';
+    }
+    lf_put(buf, cap, off, ' ');
+    for (const char *p = key; *p; p++)
+        lf_put(buf, cap, off, *p);
+    lf_put(buf, cap, off, '=');
+    if (!bare)
+        lf_put(buf, cap, off, '"');
+    for (const char *p = value; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '"' || ch == '\\')
+            lf_put(buf, cap, off, '\\');
+        lf_put(buf, cap, off, (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?');
+    }
+    if (!bare)
+        lf_put(buf, cap, off, '"');
 }
 
 /* ---- listen addresses ------------------------------------------------- */

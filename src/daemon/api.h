@@ -26,7 +26,9 @@ typedef enum {
     CZ_API_TRACE,       /* GET  /v1/trace */
     CZ_API_HEALTH,      /* GET  /v1/health */
     CZ_API_PRELOAD,     /* POST /v1/params/{name}/preload */
-    CZ_API_EVICT        /* POST /v1/params/{name}/evict */
+    CZ_API_EVICT,       /* POST /v1/params/{name}/evict */
+    CZ_API_PAGE,        /* GET  /       (the live status page) */
+    CZ_API_TIMELINE     /* GET  /v1/timeline */
 } cz_api_route;
 
 #define CZ_API_NAME_MAX 127
@@ -51,6 +53,21 @@ bool cz_api_parse_job_id(const char *s, size_t len, cz_job_id *out);
 /* Milliseconds query value: decimal 0..max (values above max are capped
  * at max). NULL s -> def. Returns 0 or 400. */
 int cz_api_parse_ms(const char *s, uint64_t def, uint64_t max, uint64_t *out, char *err, size_t errlen);
+/* The same for any unsigned query parameter; the error names it. */
+int cz_api_parse_uint_param(const char *name, const char *s, uint64_t def, uint64_t max, uint64_t *out,
+                            char *err, size_t errlen);
+
+/* Query parameters: every route accepts a fixed set (listed in
+ * docs/api.md); anything else is refused like an unknown body field,
+ * because a typo such as ?timeout=5 would otherwise silently mean the
+ * default. cz_api_query_params lists the accepted names for a route
+ * (", "-separated; "" = none). cz_api_check_query returns 0 when name is
+ * accepted, else 400 with err naming the parameter and the accepted ones.
+ * cz_api_check_query_dup: 400 for a parameter given twice (which value
+ * would win is not obvious to the client). */
+const char *cz_api_query_params(cz_api_route r);
+int cz_api_check_query(cz_api_route r, const char *name, char *err, size_t errlen);
+int cz_api_check_query_dup(const char *name, char *err, size_t errlen);
 
 typedef struct {
     char circuit[CZ_API_NAME_MAX + 1];
@@ -80,6 +97,19 @@ json_t *cz_api_job_json(const cz_job_result *r, bool with_proof);
 json_t *cz_api_json_text(const char *text);
 /* HTTP status for an engine status code (submit/preload/evict refusals). */
 int cz_api_http_status(cz_status st);
+/* The "note" of a resubmission that matched a retained job (request_id)
+ * but asked for another priority: the engine keeps the job's priority
+ * (priority is not part of the idempotency key), and the client should be
+ * told rather than left to assume its new priority applies. Writes "" and
+ * returns false when the priorities are equal. */
+bool cz_api_priority_note(char *buf, size_t cap, const char *request_id, cz_job_id job, cz_priority kept,
+                          cz_priority asked);
+/* Appends " key=value" to buf (at *off, capacity cap) in logfmt form:
+ * the value bare when it is only [A-Za-z0-9._:/+-], else double-quoted with
+ * '"' and '\' escaped and non-printable bytes written as '?'. So a log line
+ * stays one line and grep/journalctl/logfmt parsers split it reliably.
+ * Never writes past cap; *off may end beyond cap (snprintf style). */
+void cz_api_logfmt(char *buf, size_t cap, size_t *off, const char *key, const char *value);
 
 /* Listen addresses. */
 typedef struct {

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include "cuzk/daemon.h"
 
-typedef enum { K_STR, K_U32, K_U64, K_SIZE, K_MS, K_BOOL, K_LOG, K_BUDGET, K_BACKEND, K_ZSIZE, K_VALIDATE } ktype;
+typedef enum { K_STR, K_U32, K_U64, K_SIZE, K_MS, K_BOOL, K_LOG, K_BUDGET, K_BACKEND, K_ZSIZE, K_VALIDATE, K_MODE } ktype;
 
 typedef struct {
     const char *section, *key;
@@ -36,6 +36,11 @@ static const keydef keys[] = {
     {"daemon", "log_level", K_LOG, OFF(log_level), 0, 0, 0},
     STR("daemon", "timeline_file", timeline_file),
     STR("daemon", "trace_file", trace_file),
+    {"daemon", "socket_mode", K_MODE, OFF(socket_mode), 0, 0, 0777},
+    STR("daemon", "socket_group", socket_group),
+    STR("grpc", "listen", grpc_listen),
+    {"grpc", "max_message_bytes", K_U64, OFF(grpc_max_message_bytes), 0, 1024, INT32_MAX},
+    {"grpc", "max_calls", K_U32, OFF(grpc_max_calls), 0, 1, 65536},
     {"backend", "type", K_BACKEND, OFF(backend), sizeof(((cz_daemon_config *)0)->backend), 0, 0},
     STR("backend", "param_dir", param_dir),
     {"backend", "threads", K_U32, OFF(threads), 0, 0, 4096},
@@ -79,6 +84,9 @@ void cz_daemon_config_default(cz_daemon_config *c)
     c->max_connections = 256;
     c->connection_timeout_s = 120;
     c->log_level = CZ_LOG_INFO;
+    c->socket_mode = 0600;
+    c->grpc_max_message_bytes = 256ull << 20; /* what Curio's client sets */
+    c->grpc_max_calls = 1024;
     snprintf(c->backend, sizeof c->backend, "groth16");
     snprintf(c->param_dir, sizeof c->param_dir, "params");
     c->threads = 0;
@@ -158,7 +166,7 @@ cz_status cz_daemon_config_set(cz_daemon_config *c, const char *section, const c
     }
     if (!sec_known)
         return cz_err(err, CZ_ERR_INVALID_ARG,
-                      "unknown config section [%s] (known: daemon, backend, engine, test)", section);
+                      "unknown config section [%s] (known: daemon, grpc, backend, engine, test)", section);
     if (!k)
         return cz_err(err, CZ_ERR_INVALID_ARG, "unknown config key '%s' in [%s]", key, section);
     char *base = (char *)c;
@@ -191,6 +199,17 @@ cz_status cz_daemon_config_set(cz_daemon_config *c, const char *section, const c
                           value);
         *(bool *)(base + k->off) = !strcasecmp(value, "full");
         return CZ_OK;
+    case K_MODE: {
+        /* permission bits, octal as chmod takes them ("0660", "660") */
+        char *end;
+        errno = 0;
+        unsigned long m = strtoul(value, &end, 8);
+        if (!*value || *value == '-' || *value == '+' || *end || errno || m > k->max)
+            return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be octal permission bits 0..0777, got '%s'",
+                          section, key, value);
+        *(unsigned *)(base + k->off) = (unsigned)m;
+        return CZ_OK;
+    }
     case K_LOG:
         for (int i = 0; i < 4; i++)
             if (!strcasecmp(value, log_names[i])) {
@@ -307,6 +326,7 @@ void cz_daemon_config_print(const cz_daemon_config *c, FILE *f)
         case K_VALIDATE: fprintf(f, "%s\n", *(const bool *)(base + k->off) ? "full" : "trusted"); break;
         case K_LOG: fprintf(f, "%s\n", log_names[*(const cz_log_level *)(base + k->off)]); break;
         case K_U32: fprintf(f, "%u\n", *(const unsigned *)(base + k->off)); break;
+        case K_MODE: fprintf(f, "%04o\n", *(const unsigned *)(base + k->off)); break;
         case K_SIZE:
         case K_ZSIZE: fprintf(f, "%zu\n", *(const size_t *)(base + k->off)); break;
         case K_BUDGET:

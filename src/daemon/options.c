@@ -18,7 +18,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: cuzkd [options]\n"
             "  --config FILE          INI configuration (docs/cuzkd.ini.example)\n"
-            "  --listen ADDR          unix:/path | /path | HOST:PORT | [V6]:PORT\n"
+            "  --listen ADDR          HTTP: unix:/path | /path | HOST:PORT | [V6]:PORT | off\n"
+            "  --grpc-listen ADDR     gRPC (Curio's cuzk.v1.ProvingEngine), same forms; default off\n"
             "  --token-file FILE      bearer token (required for non-loopback TCP)\n"
             "  --param-dir DIR        parameter directory\n"
             "  --backend groth16|test back-end (test = test double, for tests only)\n"
@@ -54,7 +55,7 @@ int cz_daemon_main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(argv[i], "--version")) {
-            printf("cuzkd 0.1.0\n");
+            printf("cuzkd %s\n", CUZK_VERSION);
             free(cfg);
             return 0;
         }
@@ -76,6 +77,7 @@ int cz_daemon_main(int argc, char **argv)
         const char *flag, *section, *key;
     } flags[] = {
         {"--listen", "daemon", "listen"},       {"--token-file", "daemon", "token_file"},
+        {"--grpc-listen", "grpc", "listen"},
         {"--param-dir", "backend", "param_dir"}, {"--backend", "backend", "type"},
         {"--log-level", "daemon", "log_level"},
     };

@@ -12,6 +12,13 @@
  *   chunked body that grows over it is discarded and refused at its end.
  * - All parsing and validation is in api.c (pure; fuzzed). This file only
  *   maps parsed requests to engine calls and results to HTTP.
+ * - Query strings are checked against each route's accepted names before
+ *   any handler runs (api.c), so a typo is a 400, never a silent default.
+ * - GET / (the status page, status_page.html embedded at build time) is the
+ *   only request served without the bearer token; it is static, and the
+ *   JSON it polls (/v1/status, /v1/timeline) needs the token as usual.
+ * - Logging: every job event is one key=value line (job=<id> event=...);
+ *   the job-end line comes from the engine's on_job_done notification.
  * - Shutdown: quiesce (stop accepting; the listen socket is closed and the
  *   unix socket unlinked), then cz_engine_shutdown (drain or cancel per
  *   engine.drain_on_shutdown; every pending await wakes with a terminal
@@ -40,6 +47,9 @@
 #include <unistd.h>
 #include "cuzk/daemon.h"
 #include "daemon/api.h"
+#include "daemon/status_page.h"
+#include "daemon/grpc_server.h"
+#include "daemon/sockutil.h"
 
 struct cz_daemon {
     cz_daemon_config cfg;
@@ -55,6 +65,10 @@ struct cz_daemon {
     bool shut;
     dev_t sock_dev;
     ino_t sock_ino;
+    gid_t sock_gid;          /* daemon.socket_group resolved ((gid_t)-1: none) */
+    bool http_off;           /* daemon.listen = off */
+    cz_grpc_server *grpc;    /* NULL: grpc.listen is off */
+    char grpc_address[300];
     _Atomic uint64_t http_requests, http_2xx, http_4xx, http_5xx, http_bytes_in;
     _Atomic int64_t active_requests; /* handler entered, response not yet sent */
     struct timespec started;
@@ -74,16 +88,43 @@ typedef struct {
 
 static void dlog(const cz_daemon *d, cz_log_level lvl, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Two forms of the same line. On a terminal: an ISO-8601 UTC timestamp,
+ * "cuzkd", the level and the message. Otherwise stderr goes to journald
+ * or a container runtime (the supervisors cuzkd is meant to run under),
+ * which stamp every line themselves: then no timestamp, and the level as
+ * the sd-daemon(3) prefix "<N>" (3 error, 4 warning, 6 info, 7 debug) that
+ * journald turns into the entry's PRIORITY, so `journalctl -p warning`
+ * works. Messages are one line each; events are key=value (logfmt). */
+static bool log_journal_form(void)
+{
+    static atomic_int form = -1; /* -1 unknown, 0 terminal, 1 journal */
+    int f = atomic_load(&form);
+    if (f < 0) {
+        f = isatty(STDERR_FILENO) ? 0 : 1;
+        atomic_store(&form, f);
+    }
+    return f == 1;
+}
+
 static void dlog(const cz_daemon *d, cz_log_level lvl, const char *fmt, ...)
 {
     if (d && lvl > d->cfg.log_level)
         return;
     static const char *names[] = {"error", "warn", "info", "debug"};
+    static const int prio[] = {3, 4, 6, 7};
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* a message never spans lines (journald would split it) */
+    for (char *p = msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    if (log_journal_form()) {
+        fprintf(stderr, "<%d>%s\n", prio[lvl], msg);
+        return;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
@@ -91,6 +132,54 @@ static void dlog(const cz_daemon *d, cz_log_level lvl, const char *fmt, ...)
     fprintf(stderr, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ cuzkd %s: %s\n", tm.tm_year + 1900,
             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
             names[lvl], msg);
+}
+
+/* The engine's job-end notification (engine.on_job_done): one line per
+ * ended job with its circuit and stage timings, in the same key=value form
+ * as the other job events, so `grep job=17` or `journalctl -g job=17`
+ * follows a job. Done and cancelled jobs log at info, failed ones at warn:
+ * a failed proof is what an operator running at log_level = warn still
+ * needs to see. Runs on an engine thread with no engine lock held
+ * (job_info is allowed there). */
+static void on_job_end(void *arg, cz_job_id id, cz_job_state state)
+{
+    cz_daemon *d = arg;
+    cz_log_level lvl = state == CZ_JOB_FAILED ? CZ_LOG_WARN : CZ_LOG_INFO;
+    if (lvl > d->cfg.log_level || !d->engine)
+        return;
+    cz_job_result r;
+    if (cz_engine_job_info(d->engine, id, &r) != CZ_OK) {
+        /* pruned already (tiny retention): the state is all we know */
+        dlog(d, lvl, "job=%" PRIu64 " event=end state=%s", id, cz_job_state_str(state));
+        return;
+    }
+    char line[900] = "";
+    size_t off = 0;
+    char num[48];
+    cz_api_logfmt(line, sizeof line, &off, "circuit", r.circuit_id);
+    snprintf(num, sizeof num, "%u/%u", r.partitions_done, r.num_partitions);
+    cz_api_logfmt(line, sizeof line, &off, "partitions", num);
+    cz_api_logfmt(line, sizeof line, &off, "priority", cz_priority_str(r.priority));
+    const struct {
+        const char *k;
+        double v;
+    } t[] = {{"queue_ms", r.queued_ms}, {"load_ms", r.load_ms},     {"synth_ms", r.synth_ms},
+             {"prove_ms", r.prove_ms},  {"device_ms", r.device_ms}, {"finish_ms", r.finish_ms},
+             {"total_ms", r.total_ms}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        snprintf(num, sizeof num, "%.1f", t[i].v);
+        cz_api_logfmt(line, sizeof line, &off, t[i].k, num);
+    }
+    if (state != CZ_JOB_DONE) {
+        cz_api_logfmt(line, sizeof line, &off, "status", cz_status_str(r.status));
+        if (r.failed_partition >= 0) {
+            snprintf(num, sizeof num, "%d", r.failed_partition);
+            cz_api_logfmt(line, sizeof line, &off, "failed_partition", num);
+        }
+        cz_api_logfmt(line, sizeof line, &off, "error", r.error[0] ? r.error : cz_status_str(r.status));
+    }
+    cz_job_result_free(&r);
+    dlog(d, lvl, "job=%" PRIu64 " event=end state=%s%s", id, cz_job_state_str(state), line);
 }
 
 /* ---- responses -------------------------------------------------------- */
@@ -233,16 +322,44 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
         int code = cz_api_http_status(st);
         if (st == CZ_ERR_NOT_FOUND)
             code = 400; /* unknown circuit: the request is wrong, not a missing job */
-        dlog(d, CZ_LOG_INFO, "submit refused (%s): %s", cz_status_str(st), msg);
+        {
+            char line[768] = "";
+            size_t off = 0;
+            cz_api_logfmt(line, sizeof line, &off, "circuit", s.circuit);
+            cz_api_logfmt(line, sizeof line, &off, "status", cz_status_str(st));
+            cz_api_logfmt(line, sizeof line, &off, "error", msg);
+            dlog(d, CZ_LOG_INFO, "event=submit_refused%s", line);
+        }
         if (st == CZ_ERR_CANCELLED)
             return send_error(d, c, 503, NULL, "daemon is shutting down: %s", msg[0] ? msg : "not accepting jobs");
         return send_error(d, c, (unsigned)code, NULL, "%s", msg[0] ? msg : cz_status_str(st));
     }
-    dlog(d, CZ_LOG_INFO, "job %" PRIu64 " %s: circuit=%s partitions=%u priority=%s payload=%zuB%s%s", id,
-         existing ? "resubmitted" : "accepted", s.circuit, s.partitions, cz_priority_str(s.priority),
-         s.payload_len, s.request_id[0] ? " request_id=" : "", s.request_id);
-    cz_api_submit_free(&s);
+    /* A resubmission keeps the job's priority (not part of the idempotency
+     * key): say so when another one was asked for. */
+    char note[400] = "";
     cz_job_result r;
+    if (existing && cz_engine_job_info(d->engine, id, &r) == CZ_OK) {
+        cz_api_priority_note(note, sizeof note, s.request_id, id, r.priority, s.priority);
+        cz_job_result_free(&r);
+    }
+    {
+        char line[768] = "";
+        size_t off = 0;
+        char num[32];
+        cz_api_logfmt(line, sizeof line, &off, "event", existing ? "resubmitted" : "accepted");
+        cz_api_logfmt(line, sizeof line, &off, "circuit", s.circuit);
+        snprintf(num, sizeof num, "%u", s.partitions);
+        cz_api_logfmt(line, sizeof line, &off, "partitions", num);
+        cz_api_logfmt(line, sizeof line, &off, "priority", cz_priority_str(s.priority));
+        snprintf(num, sizeof num, "%zu", s.payload_len);
+        cz_api_logfmt(line, sizeof line, &off, "payload_bytes", num);
+        if (s.request_id[0])
+            cz_api_logfmt(line, sizeof line, &off, "request_id", s.request_id);
+        if (note[0])
+            cz_api_logfmt(line, sizeof line, &off, "note", note);
+        dlog(d, CZ_LOG_INFO, "job=%" PRIu64 "%s", id, line);
+    }
+    cz_api_submit_free(&s);
     if (!prove) {
         if (cz_engine_job_info(d->engine, id, &r) != CZ_OK) {
             /* pruned between submit and now: report what we know */
@@ -253,6 +370,8 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
         }
         json_t *o = cz_api_job_json(&r, false);
         json_object_set_new(o, "existing", json_boolean(existing));
+        if (note[0])
+            json_object_set_new(o, "note", cz_api_json_text(note));
         cz_job_result_free(&r);
         return send_json(d, c, existing ? 200 : 201, o);
     }
@@ -263,6 +382,8 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
         return send_error(d, c, 404, NULL, "job %" PRIu64 " was pruned before it could be awaited", id);
     json_t *o = cz_api_job_json(&r, true);
     json_object_set_new(o, "existing", json_boolean(existing));
+    if (note[0])
+        json_object_set_new(o, "note", cz_api_json_text(note));
     json_object_set_new(o, "timed_out", json_boolean(st == CZ_ERR_TIMEOUT));
     cz_job_result_free(&r);
     return send_json(d, c, st == CZ_ERR_TIMEOUT ? 202 : 200, o);
@@ -319,7 +440,7 @@ static enum MHD_Result h_cancel(cz_daemon *d, struct MHD_Connection *c, cz_job_i
     }
     if (st != CZ_OK)
         return send_error(d, c, 500, NULL, "cancel failed: %s", cz_status_str(st));
-    dlog(d, CZ_LOG_INFO, "job %" PRIu64 " cancelled by request", id);
+    dlog(d, CZ_LOG_INFO, "job=%" PRIu64 " event=cancel_requested", id);
     json_t *o = json_object();
     json_object_set_new(o, "id", json_integer((json_int_t)id));
     json_object_set_new(o, "state", json_string(cz_job_state_str(CZ_JOB_CANCELLED)));
@@ -333,29 +454,66 @@ static double uptime_s(const cz_daemon *d)
     return (double)(now.tv_sec - d->started.tv_sec) + (now.tv_nsec - d->started.tv_nsec) / 1e9;
 }
 
+#ifndef CUZK_VERSION
+#define CUZK_VERSION "unknown"
+#endif
+
 static enum MHD_Result h_status(cz_daemon *d, struct MHD_Connection *c)
 {
-    cz_engine_status st;
-    cz_engine_get_status(d->engine, &st);
-    size_t need = cz_engine_status_json(&st, NULL, 0);
-    char *buf = malloc(need + 1);
-    if (!buf)
+    cz_daemon_facts f = {.address = d->address,
+                         .backend = d->cfg.backend,
+                         .version = CUZK_VERSION,
+                         .uptime_ms = (uint64_t)(uptime_s(d) * 1e3),
+                         .http_requests = atomic_load(&d->http_requests),
+                         .token_required = d->token_len > 0};
+    json_t *o = cz_daemon_status_json(d->engine, &f);
+    if (!o)
         return send_error(d, c, 503, NULL, "out of memory");
-    cz_engine_status_json(&st, buf, need + 1);
-    json_t *eng = json_loads(buf, 0, NULL);
-    free(buf);
-    json_t *o = json_object();
-    json_t *dm = json_object();
-    json_object_set_new(dm, "address", json_string(d->address));
-    json_object_set_new(dm, "backend", json_string(d->cfg.backend));
-    json_object_set_new(dm, "uptime_s", json_real(uptime_s(d)));
-    json_object_set_new(dm, "http_requests", json_integer((json_int_t)atomic_load(&d->http_requests)));
-    json_object_set_new(o, "daemon", dm);
-    json_object_set_new(o, "engine", eng ? eng : json_null());
     return send_json(d, c, 200, o);
 }
 
-static enum MHD_Result h_metrics(cz_daemon *d, struct MHD_Connection *c)
+/* Partition records for the page's chart (and anyone else's). */
+#define CZ_TIMELINE_DEFAULT_LIMIT 5000
+#define CZ_TIMELINE_MAX_LIMIT 100000
+
+static enum MHD_Result h_timeline(cz_daemon *d, struct MHD_Connection *c)
+{
+    char err[256];
+    uint64_t since = 0, limit = 0;
+    int rc = cz_api_parse_uint_param("since_ms", MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "since_ms"),
+                                     0, UINT64_MAX, &since, err, sizeof err);
+    if (!rc)
+        rc = cz_api_parse_uint_param("limit", MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit"),
+                                     CZ_TIMELINE_DEFAULT_LIMIT, CZ_TIMELINE_MAX_LIMIT, &limit, err, sizeof err);
+    if (rc)
+        return send_error(d, c, (unsigned)rc, NULL, "%s", err);
+    json_t *o = cz_daemon_timeline_json(d->engine, since, (size_t)limit);
+    if (!o)
+        return send_error(d, c, 503, NULL, "out of memory");
+    return send_json(d, c, 200, o);
+}
+
+static enum MHD_Result h_page(cz_daemon *d, struct MHD_Connection *c)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        cz_status_page_html_len, (void *)cz_status_page_html, MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+    /* the page loads nothing from anywhere and talks only to this daemon */
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                            "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    enum MHD_Result ret = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    atomic_fetch_add(&d->http_2xx, 1);
+    return ret;
+}
+
+/* The whole daemon's Prometheus text (engine, HTTP, gRPC); malloc'd. */
+static char *metrics_text(cz_daemon *d, size_t *len)
 {
     size_t cap = 1 << 16;
     char *buf = NULL;
@@ -364,13 +522,13 @@ static enum MHD_Result h_metrics(cz_daemon *d, struct MHD_Connection *c)
         char *nb = realloc(buf, cap);
         if (!nb) {
             free(buf);
-            return send_error(d, c, 503, NULL, "out of memory");
+            return NULL;
         }
         buf = nb;
         n = cz_engine_metrics_prometheus(d->engine, buf, cap);
-        if (n < cap - 1024)
+        if (n + 8192 < cap) /* room for the HTTP and gRPC counters */
             break;
-        cap = n + 4096;
+        cap = n + 16384;
     }
     n += (size_t)snprintf(buf + n, cap - n,
                           "# HELP cuzkd_http_requests_total HTTP requests received.\n"
@@ -383,11 +541,28 @@ static enum MHD_Result h_metrics(cz_daemon *d, struct MHD_Connection *c)
                           "cuzkd_http_responses_total{class=\"5xx\"} %" PRIu64 "\n"
                           "# HELP cuzkd_uptime_seconds Seconds since the daemon started.\n"
                           "# TYPE cuzkd_uptime_seconds gauge\n"
-                          "cuzkd_uptime_seconds %.3f\n",
+                          "cuzkd_uptime_seconds %.3f\n"
+                          "# HELP cuzk_build_info The running cuzkd's version (always 1).\n"
+                          "# TYPE cuzk_build_info gauge\n"
+                          "cuzk_build_info{version=\"%s\"} 1\n",
                           atomic_load(&d->http_requests), atomic_load(&d->http_2xx),
-                          atomic_load(&d->http_4xx), atomic_load(&d->http_5xx), uptime_s(d));
+                          atomic_load(&d->http_4xx), atomic_load(&d->http_5xx), uptime_s(d), CUZK_VERSION);
     if (n >= cap)
         n = cap - 1;
+    if (d->grpc && n + 4096 < cap) {
+        size_t g = cz_grpc_server_metrics(d->grpc, buf + n, cap - n);
+        n = g < cap - n ? n + g : cap - 1;
+    }
+    *len = n;
+    return buf;
+}
+
+static enum MHD_Result h_metrics(cz_daemon *d, struct MHD_Connection *c)
+{
+    size_t n;
+    char *buf = metrics_text(d, &n);
+    if (!buf)
+        return send_error(d, c, 503, NULL, "out of memory");
     return send_buf(d, c, 200, buf, n, "text/plain; version=0.0.4; charset=utf-8", NULL);
 }
 
@@ -432,6 +607,35 @@ static enum MHD_Result h_params(cz_daemon *d, struct MHD_Connection *c, const cz
     return send_json(d, c, 200, o);
 }
 
+/* Query-string check: the first unknown or repeated parameter wins. */
+typedef struct {
+    cz_api_route route;
+    int rc;
+    char err[256];
+    const char *seen[8]; /* accepted names seen so far (MHD keeps them alive) */
+    size_t nseen;
+} query_check;
+
+static enum MHD_Result query_check_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    query_check *q = cls;
+    (void)kind;
+    (void)value;
+    if (q->rc)
+        return MHD_NO;
+    q->rc = cz_api_check_query(q->route, key, q->err, sizeof q->err);
+    if (q->rc)
+        return MHD_NO;
+    for (size_t i = 0; i < q->nseen; i++)
+        if (!strcmp(q->seen[i], key)) {
+            q->rc = cz_api_check_query_dup(key, q->err, sizeof q->err);
+            return MHD_NO;
+        }
+    if (q->nseen < sizeof q->seen / sizeof q->seen[0])
+        q->seen[q->nseen++] = key;
+    return MHD_YES;
+}
+
 static enum MHD_Result dispatch(cz_daemon *d, struct MHD_Connection *c, const char *url,
                                 const char *method, conn_state *cs)
 {
@@ -440,7 +644,13 @@ static enum MHD_Result dispatch(cz_daemon *d, struct MHD_Connection *c, const ch
     int rc = cz_api_match(method, url, &t, err, sizeof err);
     if (rc)
         return send_error(d, c, (unsigned)rc, t.allow, "%s", err);
+    query_check q = {.route = t.route};
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_check_one, &q);
+    if (q.rc)
+        return send_error(d, c, (unsigned)q.rc, NULL, "%s", q.err);
     switch (t.route) {
+    case CZ_API_PAGE: return h_page(d, c);
+    case CZ_API_TIMELINE: return h_timeline(d, c);
     case CZ_API_SUBMIT: return h_submit(d, c, cs, false);
     case CZ_API_PROVE: return h_submit(d, c, cs, true);
     case CZ_API_JOB: return h_job(d, c, t.job);
@@ -476,7 +686,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         atomic_fetch_add(&d->active_requests, 1);
         atomic_fetch_add(&d->http_requests, 1);
         dlog(d, CZ_LOG_DEBUG, "%s %s", method, url);
-        if (d->token_len) {
+        /* GET / (the status page) is the one request served without the
+         * token: a browser cannot send a header on the first load, and the
+         * page is static (every number on it comes from the endpoints
+         * below, which the page calls with the token; docs/api.md). */
+        bool page = !strcmp(url, "/") && !strcmp(method, "GET");
+        if (d->token_len && !page) {
             const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
             const char *tok = NULL;
             size_t tl = 0;
@@ -588,25 +803,15 @@ static cz_status listen_unix(cz_daemon *d, cz_errbuf *err)
     memset(&sa, 0, sizeof sa);
     sa.sun_family = AF_UNIX;
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    struct stat sb;
-    if (lstat(path, &sb) == 0) {
-        if (!S_ISSOCK(sb.st_mode))
-            return cz_err(err, CZ_ERR_INVALID_ARG, "'%s' exists and is not a socket: refusing to replace it",
-                          path);
-        int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (probe >= 0) {
-            int live = connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0;
-            close(probe);
-            if (live)
-                return cz_err(err, CZ_ERR_BUSY, "another daemon is listening on '%s'", path);
-        }
-        unlink(path); /* stale socket of a dead daemon */
-    }
+    cz_status st = cz_unix_socket_reclaim(path, err);
+    if (st != CZ_OK)
+        return st;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return cz_err(err, CZ_ERR_IO, "socket: %s", strerror(errno));
-    /* Created 0600 from the start (umask), not chmod'ed afterwards: there
-     * is no window in which another user could connect. */
+    /* Created 0600 (umask), then given the configured mode and group
+     * before listen(): there is no window in which another user could
+     * connect. */
     mode_t old = umask(0177);
     int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
     int e = errno;
@@ -615,12 +820,14 @@ static cz_status listen_unix(cz_daemon *d, cz_errbuf *err)
         close(fd);
         return cz_err(err, CZ_ERR_IO, "bind '%s': %s", path, strerror(e));
     }
-    if (chmod(path, 0600) != 0 || listen(fd, 128) != 0) {
+    st = cz_unix_socket_perms(path, d->cfg.socket_mode, d->sock_gid, err);
+    if (st != CZ_OK || listen(fd, 128) != 0) {
         e = errno;
         close(fd);
         unlink(path);
-        return cz_err(err, CZ_ERR_IO, "listen '%s': %s", path, strerror(e));
+        return st != CZ_OK ? st : cz_err(err, CZ_ERR_IO, "listen '%s': %s", path, strerror(e));
     }
+    struct stat sb;
     if (stat(path, &sb) == 0) {
         d->sock_dev = sb.st_dev;
         d->sock_ino = sb.st_ino;
@@ -695,6 +902,19 @@ static cz_status load_token(cz_daemon *d, cz_errbuf *err)
 
 /* ---- lifecycle -------------------------------------------------------- */
 
+/* ---- gRPC listener hooks ------------------------------------------------ */
+
+static void grpc_log(void *arg, cz_log_level lvl, const char *line)
+{
+    dlog(arg, lvl, "%s", line);
+}
+
+/* GetMetrics: the same text as GET /metrics. */
+static char *grpc_metrics_text(void *arg, size_t *len)
+{
+    return metrics_text(arg, len);
+}
+
 cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const cz_engine_backend *backend,
                            cz_errbuf *err)
 {
@@ -707,10 +927,21 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     clock_gettime(CLOCK_MONOTONIC, &d->started);
     char emsg[256];
     cz_status st;
-    if (!cz_api_parse_listen(cfg->listen, &d->addr, emsg, sizeof emsg)) {
+    d->http_off = !strcmp(cfg->listen, "off");
+    if (d->http_off && !cfg->grpc_listen[0]) {
+        st = cz_err(err, CZ_ERR_INVALID_ARG, "daemon.listen = off and grpc.listen is empty: nothing to serve");
+        goto fail;
+    }
+    if (d->http_off) {
+        d->addr.loopback = true; /* no HTTP listener to guard */
+        snprintf(d->address, sizeof d->address, "off");
+    } else if (!cz_api_parse_listen(cfg->listen, &d->addr, emsg, sizeof emsg)) {
         st = cz_err(err, CZ_ERR_INVALID_ARG, "daemon.listen: %s", emsg);
         goto fail;
     }
+    st = cz_group_lookup(cfg->socket_group, &d->sock_gid, err);
+    if (st != CZ_OK)
+        goto fail;
     if (cfg->token_file[0]) {
         st = load_token(d, err);
         if (st != CZ_OK)
@@ -730,7 +961,8 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     cz_engine_config ec = cfg->engine;
     ec.backend = *backend;
     ec.timeline_cb = NULL;
-    ec.on_job_done = NULL;
+    ec.on_job_done = on_job_end; /* the job-end log line */
+    ec.on_job_done_arg = d;
     ec.test_release_permit_before_send = false;
     ec.timeline_file = NULL;
     if (cfg->timeline_file[0]) {
@@ -747,14 +979,39 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
         }
         ec.timeline_file = d->timeline;
     }
-    st = d->addr.is_unix ? listen_unix(d, err) : listen_tcp(d, err);
-    if (st != CZ_OK)
-        goto fail;
+    if (!d->http_off) {
+        st = d->addr.is_unix ? listen_unix(d, err) : listen_tcp(d, err);
+        if (st != CZ_OK)
+            goto fail;
+    }
     char msg[512] = "";
     st = cz_engine_create(&d->engine, &ec, msg, sizeof msg);
     if (st != CZ_OK) {
         cz_err(err, st, "engine: %s", msg[0] ? msg : cz_status_str(st));
         goto fail;
+    }
+    if (cfg->grpc_listen[0]) {
+        cz_grpc_config gc = {.engine = d->engine,
+                             .listen = cfg->grpc_listen,
+                             .token = d->token,
+                             .token_len = d->token_len,
+                             .max_message_bytes = cfg->grpc_max_message_bytes,
+                             .max_payload_bytes = cfg->max_payload_bytes,
+                             .max_calls = cfg->grpc_max_calls,
+                             .socket_mode = cfg->socket_mode,
+                             .socket_gid = d->sock_gid,
+                             .metrics = grpc_metrics_text,
+                             .metrics_arg = d,
+                             .log = grpc_log,
+                             .log_arg = d,
+                             .backend_name = cfg->backend};
+        st = cz_grpc_server_start(&d->grpc, &gc, d->grpc_address, sizeof d->grpc_address, err);
+        if (st != CZ_OK)
+            goto fail;
+    }
+    if (d->http_off) {
+        *out = d;
+        return CZ_OK;
     }
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_POLL | MHD_USE_ERROR_LOG;
@@ -771,6 +1028,10 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     *out = d;
     return CZ_OK;
 fail:
+    if (d->grpc) {
+        cz_engine_shutdown(d->engine);
+        cz_grpc_server_destroy(d->grpc, 0);
+    }
     if (d->engine)
         cz_engine_destroy(d->engine);
     if (d->listen_fd >= 0) {
@@ -788,6 +1049,11 @@ fail:
 const char *cz_daemon_address(const cz_daemon *d)
 {
     return d->address;
+}
+
+const char *cz_daemon_grpc_address(const cz_daemon *d)
+{
+    return d->grpc ? d->grpc_address : NULL;
 }
 
 cz_engine *cz_daemon_engine(cz_daemon *d)
@@ -814,9 +1080,13 @@ void cz_daemon_shutdown(cz_daemon *d)
         if (stat(d->addr.path, &sb) == 0 && sb.st_dev == d->sock_dev && sb.st_ino == d->sock_ino)
             unlink(d->addr.path);
     }
+    cz_grpc_server_quiesce(d->grpc);
     dlog(d, CZ_LOG_INFO, "stopped accepting connections; %s in-flight jobs",
          d->cfg.engine.drain_on_shutdown ? "draining" : "cancelling");
     cz_engine_shutdown(d->engine);
+    /* every job is terminal: waiting AwaitProof/Prove calls answer now */
+    cz_grpc_server_destroy(d->grpc, CZ_DAEMON_SHUTDOWN_GRACE_MS);
+    d->grpc = NULL;
     /* Every job is terminal now, so pending awaits are answering: let
      * their responses go out before the server closes connections (a
      * bounded grace for clients that are slow to read or to send). */
@@ -876,8 +1146,9 @@ int cz_daemon_run(const cz_daemon_config *cfg, const cz_engine_backend *backend)
         dlog(NULL, CZ_LOG_ERROR, "cannot start: %s", err.msg[0] ? err.msg : cz_status_str(st));
         return 1;
     }
-    dlog(d, CZ_LOG_INFO, "ready: listening on %s (backend %s, budget %" PRIu64 " bytes%s)", d->address,
-         cfg->backend, cz_engine_budget(d->engine), d->token_len ? ", token required" : "");
+    dlog(d, CZ_LOG_INFO, "ready: listening on %s%s%s (backend %s, budget %" PRIu64 " bytes%s)", d->address,
+         d->grpc ? " and grpc on " : "", d->grpc ? d->grpc_address : "", cfg->backend, cz_engine_budget(d->engine),
+         d->token_len ? ", token required" : "");
     int sig = 0;
     while (sigwait(&set, &sig) != 0) {
     }

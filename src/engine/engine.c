@@ -303,6 +303,20 @@ static void tables_remove(cz_engine *e, cz_job *j)
     j->in_tables = false;
 }
 
+/* Drops j from the request-id table only (it stays in the id table). */
+static void req_unlink(cz_engine *e, cz_job *j)
+{
+    if (!j->request_id)
+        return;
+    cz_job **pp = &e->req_tab[str_hash(j->request_id) & (e->req_nb - 1)];
+    while (*pp != j)
+        pp = &(*pp)->reqnext;
+    *pp = j->reqnext;
+    e->req_count--;
+    free(j->request_id);
+    j->request_id = NULL;
+}
+
 static void job_free(cz_job *j)
 {
     free(j->circuit);
@@ -468,6 +482,7 @@ static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_statu
     else
         e->c_cancelled++;
     cz_hist_observe(&e->hist[H_JOB], (double)(j->t_end - j->t_submit) / 1e9);
+    cz_obs_job_end_locked(e, j);
     /* retention list, oldest end first */
     j->finnext = NULL;
     if (e->fin_tail)
@@ -503,6 +518,24 @@ static void job_fail_locked(cz_engine *e, cz_job *j, uint32_t part, const char *
 
 /* Called without mu: frees the partition's objects, then returns its
  * reservation and pins, records it and frees it. */
+/* Adds a partition's stage times to its job's sums, once: when it
+ * finishes (before the job can end, so an awaiter sees complete sums), or
+ * when it is retired having stopped early. */
+static void part_add_times_locked(cz_part *p)
+{
+    if (p->timed)
+        return;
+    p->timed = true;
+    cz_job *j = p->job;
+    if (p->rec.synth_end_ms > p->rec.synth_start_ms)
+        j->synth_ms += p->rec.synth_end_ms - p->rec.synth_start_ms;
+    if (p->rec.prove_end_ms > p->rec.prove_start_ms)
+        j->prove_ms += p->rec.prove_end_ms - p->rec.prove_start_ms;
+    if (p->rec.finish_end_ms > p->rec.finish_start_ms)
+        j->finish_ms += p->rec.finish_end_ms - p->rec.finish_start_ms;
+    j->device_ms += p->rec.device_ms;
+}
+
 static void part_retire(cz_engine *e, cz_part *p)
 {
     if (p->synth)
@@ -525,6 +558,7 @@ static void part_retire(cz_engine *e, cz_part *p)
     j->pe->last_used_ns = cz_engine_now_ns();
     j->parts_inflight--;
     e->inflight--;
+    part_add_times_locked(p);
     if (st == CZ_OK)
         e->c_parts_completed++;
     else
@@ -801,7 +835,9 @@ static void *dispatcher_main(void *arg)
             budget_charge_locked(e, pe->est.params_bytes);
             pe->charged = pe->est.params_bytes;
             pe->state = PE_LOADING;
+            uint64_t l0 = cz_engine_now_ns();
             cz_status ls = load_locked(e, pe, msg, sizeof msg);
+            j->load_ms += (double)(cz_engine_now_ns() - l0) / 1e6;
             if (ls != CZ_OK)
                 job_fail_locked(e, j, p->idx, "load_params", ls, msg, &post);
         }
@@ -1123,6 +1159,7 @@ static void *finalizer_main(void *arg)
         budget_release_locked(e, p->rest_left);
         p->rest_left = 0;
         p->rec.finish_end_ms = cz_ms_since(e, t1);
+        part_add_times_locked(p);
         cz_hist_observe(&e->hist[H_FINISH], (double)(t1 - t0) / 1e9);
         if (st != CZ_OK) {
             job_fail_locked(e, j, p->idx, "prove_finish", st, bmsg, &post);
@@ -1552,6 +1589,13 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
     }
     if (rid) {
         cz_job *o = req_lookup(e, rid);
+        if (o && (o->state == CZ_JOB_FAILED || o->state == CZ_JOB_CANCELLED)) {
+            /* A dead job never answers for its request id: the client is
+             * retrying, so the id moves to the new job (the old one stays
+             * readable by its job id until pruned). */
+            req_unlink(e, o);
+            o = NULL;
+        }
         if (o) {
             if (!strcmp(o->circuit, j->circuit) && o->nparts == j->nparts &&
                 o->payload_len == j->payload_len && o->digest[0] == j->digest[0] &&
@@ -1625,6 +1669,12 @@ static void fill_result_locked(cz_engine *e, const cz_job *j, cz_job_result *out
     uint64_t start = j->t_start ? j->t_start : end;
     out->queued_ms = (double)(start - j->t_submit) / 1e6;
     out->total_ms = (double)(end - j->t_submit) / 1e6;
+    out->load_ms = j->load_ms;
+    out->synth_ms = j->synth_ms;
+    out->prove_ms = j->prove_ms;
+    out->finish_ms = j->finish_ms;
+    out->device_ms = j->device_ms;
+    snprintf(out->circuit_id, sizeof out->circuit_id, "%s", j->circuit);
     (void)e;
 }
 
@@ -1801,4 +1851,57 @@ cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, char *msg, size_
     }
     pthread_mutex_unlock(&e->mu);
     return st;
+}
+
+size_t cz_engine_circuit_loads(cz_engine *e, cz_engine_circuit_load *out, size_t cap)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&e->mu);
+    for (size_t b = 0; b < e->id_nb; b++) {
+        for (const cz_job *j = e->id_tab[b]; j; j = j->idnext) {
+            if (job_terminal(j))
+                continue;
+            size_t k = 0;
+            while (k < n && strcmp(out[k].circuit_id, j->circuit))
+                k++;
+            if (k == n) {
+                if (n == cap)
+                    continue; /* more circuits than room: left out */
+                snprintf(out[n].circuit_id, sizeof out[n].circuit_id, "%s", j->circuit);
+                out[n].queued = out[n].running = 0;
+                memset(out[n].queued_by_priority, 0, sizeof out[n].queued_by_priority);
+                n++;
+            }
+            if (j->state == CZ_JOB_QUEUED) {
+                out[k].queued++;
+                out[k].queued_by_priority[j->prio]++;
+            } else {
+                out[k].running++;
+            }
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
+
+size_t cz_engine_params_list(cz_engine *e, cz_engine_params_info *out, size_t cap)
+{
+    size_t n = 0;
+    uint64_t now = cz_engine_now_ns();
+    pthread_mutex_lock(&e->mu);
+    for (const cz_pentry *pe = e->pentries; pe; pe = pe->next) {
+        if (pe->state == PE_ABSENT)
+            continue;
+        if (n < cap) {
+            cz_engine_params_info *o = &out[n];
+            snprintf(o->circuit_id, sizeof o->circuit_id, "%s", pe->circuit);
+            o->resident = pe->state == PE_RESIDENT;
+            o->bytes = pe->charged;
+            o->refs = pe->refs;
+            o->idle_ms = now > pe->last_used_ns ? (now - pe->last_used_ns) / 1000000 : 0;
+        }
+        n++;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return n;
 }

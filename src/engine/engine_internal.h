@@ -46,6 +46,16 @@ struct cz_engine_device {
     atomic_uint_fast64_t busy_ns;
 };
 
+/* histogram of durations (seconds) */
+#define CZ_HIST_NB 18
+typedef struct {
+    uint64_t bucket[CZ_HIST_NB + 1]; /* last = +Inf */
+    uint64_t count;
+    double sum;
+} cz_hist;
+extern const double cz_hist_bounds[CZ_HIST_NB];
+void cz_hist_observe(cz_hist *h, double seconds);
+
 typedef enum { PE_ABSENT = 0, PE_LOADING, PE_RESIDENT, PE_UNLOADING } cz_pe_state;
 
 typedef struct cz_pentry {
@@ -57,6 +67,10 @@ typedef struct cz_pentry {
     unsigned refs;            /* in-flight partitions (+ a verify in progress) */
     uint64_t last_used_ns;
     uint64_t charged;         /* bytes charged to the budget for these params */
+    /* per-circuit job counters for the circuit-labelled metrics (a
+     * pentry lives as long as the engine, so these never go backwards) */
+    uint64_t jobs_ended[3];   /* done, failed, cancelled */
+    cz_hist job_hist;         /* submit -> end */
     struct cz_pentry *next;
 } cz_pentry;
 
@@ -74,6 +88,7 @@ typedef struct cz_part {
     cz_part_where where;
     void *synth, *pending;
     uint64_t abc_left, rest_left;   /* reservation still held */
+    bool timed;                     /* stage times added to the job's sums */
     cz_engine_part_record rec;
     struct cz_part *next;           /* handoff / overflow / retire lists */
 } cz_part;
@@ -98,22 +113,15 @@ typedef struct cz_job {
     bool prepared_done;
     cz_engine_cancel_token cancel;
     uint64_t t_submit, t_start, t_end;
+    /* stage sums over the job's retired partitions, and the parameter load
+     * this job waited for (the results' per-stage timings) */
+    double load_ms, synth_ms, prove_ms, finish_ms, device_ms;
     unsigned refs;                 /* tables + in-flight parts + awaiters */
     bool in_tables, in_ready;
     size_t heap_idx;
     cz_pentry *pe;
     struct cz_job *idnext, *reqnext, *finnext;
 } cz_job;
-
-/* histogram of durations (seconds) */
-#define CZ_HIST_NB 18
-typedef struct {
-    uint64_t bucket[CZ_HIST_NB + 1]; /* last = +Inf */
-    uint64_t count;
-    double sum;
-} cz_hist;
-extern const double cz_hist_bounds[CZ_HIST_NB];
-void cz_hist_observe(cz_hist *h, double seconds);
 
 enum { H_SYNTH = 0, H_PROVE, H_DEVICE, H_FINISH, H_VERIFY, H_LOAD, H_QUEUE, H_JOB, H_COUNT };
 extern const char *const cz_hist_names[H_COUNT];
@@ -194,5 +202,8 @@ void cz_tl_emit(cz_engine *e, const char *event, cz_job_id job, int part, const 
 void cz_tl_phases(char *buf, size_t cap, const cz_engine_timings *t);
 void cz_rec_push_locked(cz_engine *e, const cz_engine_part_record *r);
 void cz_status_fill_locked(cz_engine *e, cz_engine_status *st);
+/* Counts a job that just became terminal in its circuit's metrics
+ * (j->state is the terminal state; called from job_end_locked). */
+void cz_obs_job_end_locked(cz_engine *e, const cz_job *j);
 
 #endif

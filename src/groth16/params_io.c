@@ -272,7 +272,8 @@ cz_status cz_groth16_params_parse_ex(cz_groth16_params **out, const uint8_t *buf
         int k = 0;
         while (bad >= c.n[k]) bad -= c.n[k++];
         st = (cz_status)atomic_load(&c.bad_status);
-        st = cz_err(err, st, "params: %s point %zu: %s", ARR_NAME[k], bad, cz_status_str(st));
+        st = cz_err(err, st, "params: %s point %zu (byte offset %zu): %s", ARR_NAME[k], bad,
+                    (size_t)(c.src[k] - buf) + bad * (k == ARR_B2 ? 192 : 96), cz_status_str(st));
         goto fail;
     }
     *out = p;

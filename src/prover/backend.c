@@ -186,6 +186,7 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
     }
     char v28[4096], digest[33];
     cz__store_opts so = {.auto_setup = auto_setup,
+                         .digest_full = b->params_validate_full,
                          .v28_mode = b->params_validate_full ? CZ_PARAMS_VALIDATE_FULL : CZ_PARAMS_VALIDATE_TRUSTED};
     if (!local_setup) {
         if ((st = cz__fil_v28_source(id, v28, sizeof v28, digest, e)) != CZ_OK) {
@@ -574,34 +575,60 @@ cz_status cz_prover_verify(const cz_engine_backend *be, const char *id, const ch
 }
 
 cz_status cz_prover_setup(const cz_engine_backend *be, const char *id, const char *base, const char *zkey_path,
-                          cz_errbuf *err)
+                          bool force, cz_errbuf *err)
 {
     backend_ctx *b = be->ctx;
-    char def[4096];
+    char def[4096], pp[4200];
     if (!base) {
         snprintf(def, sizeof def, "%s/%s", b->param_dir, id);
         base = def;
     }
-    /* a fresh setup replaces whatever is there */
-    drop_offline(b, id, base);
-    const char *ext[] = {"params", "meta", "cache"};
-    for (int i = 0; i < 3; i++) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s.%s", base, ext[i]);
-        unlink(p);
+    snprintf(pp, sizeof pp, "%s.params", base);
+    /* everything that can be refused is refused before the setup's work
+     * (minutes to hours at PoRep scale) */
+    cz_status st;
+    if ((st = cz__ensure_dir_of(pp, err)) != CZ_OK || (zkey_path && (st = cz__ensure_dir_of(zkey_path, err)) != CZ_OK))
+        return st;
+    struct stat sb;
+    if (!force && stat(pp, &sb) == 0)
+        return cz_err(err, CZ_ERR_INVALID_ARG,
+                      "%s already exists: a new setup would replace these parameters (pass --force to do so)", pp);
+    if (!force && zkey_path && stat(zkey_path, &sb) == 0)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "%s already exists (pass --force to replace it)", zkey_path);
+    circuit_entry *c;
+    if ((st = get_circuit(b, id, &c, err)) != CZ_OK) return st;
+    cz__stage_sweep(base, b->log);
+    if (zkey_path) cz__stage_sweep(zkey_path, b->log);
+    if (b->log) {
+        fprintf(b->log, "params %s: local setup to %s\n", id, pp);
+        fflush(b->log);
     }
+    /* the new set is written beside the old one under temporary names and
+     * replaces it only once complete: an interrupted setup leaves the old
+     * files as they were */
+    cz__staging *s = malloc(sizeof *s);
+    if (!s) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    cz__stage_init(s);
     cz_g1_affine *h_odd = NULL;
-    loaded_t *L;
-    cz_status st = load_at(b, id, base, true, true, zkey_path ? &h_odd : NULL, &L, err);
-    if (st != CZ_OK) return st;
-    if (zkey_path) {
+    cz_groth16_params *params = NULL;
+    st = cz__store_setup(base, id, c->pce, true, b->pool, b->log, zkey_path ? &h_odd : NULL, s, &params, err);
+    if (st == CZ_OK && zkey_path) {
+        const char *tz = cz__stage(s, zkey_path);
         cz_snarkjs_zkey *z = NULL;
-        st = cz_snarkjs_zkey_from_params(&z, L->params, L->c->pce, h_odd, err);
-        if (st == CZ_OK) st = cz_snarkjs_zkey_write(zkey_path, z, err);
+        if (!tz)
+            st = cz_err(err, CZ_ERR_INVALID_ARG, "%s: path too long", zkey_path);
+        else if ((st = cz_snarkjs_zkey_from_params(&z, params, c->pce, h_odd, err)) == CZ_OK)
+            st = cz_snarkjs_zkey_write(tz, z, err);
         cz_snarkjs_zkey_free(z);
+        if (st != CZ_OK) cz__stage_abort(s);
     }
+    /* without force, a .params that appeared meanwhile is not replaced */
+    if (st == CZ_OK) st = cz__stage_commit(s, !force, err);
+    /* the offline copies of the old set: stale once the new one is in place */
+    if (st == CZ_OK) drop_offline(b, id, base);
     free(h_odd);
-    be_unload(b, id, L);
+    free(s);
+    cz_groth16_params_free(params);
     return st;
 }
 

@@ -55,9 +55,25 @@ cz_status cz__store_load(const char *base, const char *id, const cz_pce *pce, bo
  *    stamp still matches the file and the cache is the one written from
  *    it (a cache left by a local setup is never taken for the ceremony's).
  * Local parameter files (<base>.params) are always read with full
- * validation. */
+ * validation, and on every load:
+ *  - <base>.meta must name this circuit (CZ_ERR_MISMATCH naming the file,
+ *    the recorded circuit id + hash and the requested ones);
+ *  - the file must have the exact size the circuit's counts imply
+ *    (CZ_ERR_TRUNCATED when shorter, naming the file, its size and the
+ *    size expected);
+ *  - the size and SHA-256 fingerprint (a sample: header + 64 spread
+ *    blocks + the last block; the whole file when it is under 256 MiB or
+ *    digest_full) recorded in <base>.meta must be the file's
+ *    (CZ_ERR_MISMATCH: replaced without its .meta); a .meta that records
+ *    none (older cuzk) is completed after the file was read;
+ *  - <base>.cache is used only when its header records this fingerprint;
+ *    otherwise it is rebuilt from the .params (a log line says why).
+ * A setup run here (auto_setup, <base>.params missing) writes every file
+ * to a temporary name, and renames them into place only once all are on
+ * disk; an existing .params is never replaced. */
 typedef struct {
     bool auto_setup;               /* without v28_path: create a missing set by a local setup */
+    bool digest_full;              /* fingerprint local .params files whole, whatever their size */
     const char *v28_path;          /* the ceremony's .params file (NULL: none) */
     const char *v28_digest;        /* its expected digest, 32 lowercase hex */
     cz_params_validate v28_mode;   /* how the ceremony file is read */
@@ -66,6 +82,44 @@ typedef struct {
 cz_status cz__store_load_ex(const char *base, const char *id, const cz_pce *pce, const cz__store_opts *o,
                             cz_pool *pool, FILE *log, cz_g1_affine **h_odd, cz_groth16_params **out,
                             cz_errbuf *err);
+
+/* ---- durable writes (store.c) ---- */
+/* Files written under temporary names ("<dir>/.<name>.<pid>.<seq>.tmp")
+ * and put in place together by cz__stage_commit. */
+typedef struct {
+    size_t n;
+    struct {
+        char final[4096];
+        char tmp[4400];
+    } f[8];
+} cz__staging;
+
+void cz__stage_init(cz__staging *s);
+/* Registers final and returns the temporary path to write it to (owned by
+ * s); NULL when s is full or the path too long. */
+const char *cz__stage(cz__staging *s, const char *final);
+/* fsyncs every temporary file, then renames each over its final name in
+ * the order staged, fsyncing the directory after each. noreplace_first:
+ * the first file must not exist (CZ_ERR_BUSY naming it, and nothing is
+ * renamed). On failure the temporary files not yet renamed are removed. */
+cz_status cz__stage_commit(cz__staging *s, bool noreplace_first, cz_errbuf *err);
+/* Removes every temporary file (nothing final is touched). */
+void cz__stage_abort(cz__staging *s);
+/* Removes the temporary files of <path>.* that a process no longer alive
+ * left (killed while writing), logging each. */
+void cz__stage_sweep(const char *path, FILE *log);
+/* The directory path is in must exist and be writable: it is created
+ * (0755) when only it is missing; otherwise CZ_ERR_NOT_FOUND naming it and
+ * its parent (CZ_ERR_INVALID_ARG / CZ_ERR_IO when it is not a directory /
+ * not writable). */
+cz_status cz__ensure_dir_of(const char *path, cz_errbuf *err);
+
+/* A fresh local setup of circuit id, written to temporary files staged in
+ * s for <base>.params, .cache, .meta (bound to the new .params) and, when
+ * write_pce, .pce, in that order; the caller may stage more and then
+ * commits or aborts s. *out: the parameters. On error s is aborted. */
+cz_status cz__store_setup(const char *base, const char *id, const cz_pce *pce, bool write_pce, cz_pool *pool,
+                          FILE *log, cz_g1_affine **h_odd, cz__staging *s, cz_groth16_params **out, cz_errbuf *err);
 
 /* Environment variable naming a JSON file {"<file name>": "<32 hex>", ...}
  * whose digests are used instead of (or besides) the published table: a

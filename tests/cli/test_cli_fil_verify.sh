@@ -13,14 +13,18 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 ok()  { echo "ok - $*"; }
 bad() { echo "not ok - $*"; exit 1; }
-# refuses CMD...: the command must exit 1 and say why on stderr
+# refuses [-N] WHAT CMD...: the command must exit N (default 1: invalid
+# proof; 3: an input could not be read or parsed, docs/cli.md) and say why
+# on stderr
 refuses() {
+  local want=1
+  case $1 in -[0-9]) want=${1#-}; shift ;; esac
   local what=$1; shift
   set +e
   "$@" >"$t/out" 2>"$t/err"
   local rc=$?
   set -e
-  [ $rc = 1 ] || { cat "$t/out" "$t/err"; bad "$what: exit status $rc, expected 1"; }
+  [ $rc = $want ] || { cat "$t/out" "$t/err"; bad "$what: exit status $rc, expected $want"; }
   [ -s "$t/err" ] || bad "$what: no message"
   grep -q '^ok' "$t/out" && bad "$what: printed ok"
   return 0
@@ -53,24 +57,24 @@ ok "wrong proof length refused"
 
 cp $v/random-params.vk $t/bad.vk
 printf '\x01' | dd of=$t/bad.vk bs=1 seek=2000 conv=notrunc 2>/dev/null
-refuses "corrupted vk" $cuzk verify --vk $t/bad.vk --c1 $v/c1.json --proof $v/proof.bin
+refuses -3 "corrupted vk" $cuzk verify --vk $t/bad.vk --c1 $v/c1.json --proof $v/proof.bin
 ok "corrupted vk refused: $(cat $t/err)"
 
-refuses "wrong circuit" $cuzk verify --circuit porep-32g --vk $v/random-params.vk --c1 $v/c1.json --proof $v/proof.bin
+refuses -3 "wrong circuit" $cuzk verify --circuit porep-32g --vk $v/random-params.vk --c1 $v/c1.json --proof $v/proof.bin
 ok "--circuit mismatch refused"
 
 # no --vk: the published key is looked up (and would be digest-checked)
 mkdir $t/params
-refuses "missing published vk" $cuzk verify --c1 $v/c1.json --proof $v/proof.bin --params-dir $t/params
+refuses -3 "missing published vk" $cuzk verify --c1 $v/c1.json --proof $v/proof.bin --params-dir $t/params
 grep -q 'v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.vk' "$t/err" \
   || bad "missing vk: message names the published file: $(cat $t/err)"
 cp $v/random-params.vk $t/params/v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.vk
-FIL_PROOFS_PARAMETER_CACHE=$t/params refuses "unpublished vk under the published name" \
+FIL_PROOFS_PARAMETER_CACHE=$t/params refuses -3 "unpublished vk under the published name" \
   $cuzk verify --c1 $v/c1.json --proof $v/proof.bin
 grep -q 'dc1ade9929ade1708238f155343044ac' "$t/err" || bad "digest message names the expected digest: $(cat $t/err)"
 ok "published key looked up in FIL_PROOFS_PARAMETER_CACHE, digest mismatch reported: $(cat $t/err)"
 
-refuses "missing C1" $cuzk verify --vk $v/random-params.vk --c1 $t/none.json --proof $v/proof.bin
+refuses -3 "missing C1" $cuzk verify --vk $v/random-params.vk --c1 $t/none.json --proof $v/proof.bin
 grep -q 'none.json' "$t/err" || bad "missing C1: message names the file: $(cat $t/err)"
 ok "missing C1 file refused"
 

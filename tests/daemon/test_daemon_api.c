@@ -450,6 +450,256 @@ static void test_malformed_http(void **state)
     assert_int_equal(dt_call(&D, "GET", "/v1/health", NULL, NULL), 200);
 }
 
+
+/* Waits (bounded) for a line of the daemon's log containing every one of
+ * the needles; returns it (malloc'd) or NULL. The job-end line is written
+ * by the engine's notification, which may come just after await returns. */
+static char *log_line_with(const char *const *needles, size_t n)
+{
+    double t0 = dt_now_ms();
+    do {
+        char *log = dt_read_file(D.log);
+        for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+            size_t k = 0;
+            while (k < n && strstr(line, needles[k]))
+                k++;
+            if (k == n) {
+                char *r = strdup(line);
+                free(log);
+                return r;
+            }
+        }
+        free(log);
+        dt_sleep_ms(20);
+    } while (dt_now_ms() - t0 < 10000 * DT_SLOW);
+    return NULL;
+}
+
+static void test_job_end_log(void **state)
+{
+    (void)state;
+    /* done: info priority, no timestamp (stderr is a file, not a tty), the
+     * circuit, the partition count and every stage timing */
+    long long id = submit_ok("{\"circuit\":\"test-log\",\"payload\":\"log-done synth_ms=30\",\"partitions\":2}", 201);
+    json_decref(await_job(id, 20000));
+    char job[48];
+    snprintf(job, sizeof job, "<6>job=%lld event=end ", id);
+    const char *want_done[] = {job, " state=done", " circuit=test-log", " partitions=2/2", " priority=normal",
+                               " queue_ms=", " load_ms=", " synth_ms=", " prove_ms=", " finish_ms=", " total_ms="};
+    char *line = log_line_with(want_done, sizeof want_done / sizeof want_done[0]);
+    if (!line) {
+        char *log = dt_read_file(D.log);
+        fail_msg("no job-end line for job %lld in the log:\n%s", id, log);
+    }
+    assert_true(strncmp(line, "<6>job=", 7) == 0); /* the line starts with the priority, no timestamp */
+    /* synth_ms=30 per partition, two partitions: the sum is at least 60 */
+    double synth = atof(strstr(line, " synth_ms=") + 10);
+    if (synth < 59.0)
+        fail_msg("synth_ms %.1f < 60 in '%s'", synth, line);
+    free(line);
+    /* failed: warning priority, the cause quoted as one value */
+    id = submit_ok("{\"circuit\":\"test-log\",\"payload\":\"fail=prove:1\",\"partitions\":2}", 201);
+    json_decref(await_job(id, 20000));
+    snprintf(job, sizeof job, "<4>job=%lld event=end ", id);
+    const char *want_failed[] = {job, " state=failed", " circuit=test-log", " failed_partition=1", " error=\"partition 1/2"};
+    line = log_line_with(want_failed, sizeof want_failed / sizeof want_failed[0]);
+    if (!line) {
+        char *log = dt_read_file(D.log);
+        fail_msg("no failed-job line for job %lld in the log:\n%s", id, log);
+    }
+    free(line);
+    /* cancelled: info, with the status */
+    id = submit_ok("{\"circuit\":\"test-log\",\"payload\":\"synth_ms=5000\"}", 201);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/cancel", id);
+    assert_int_equal(dt_call(&D, "POST", path, NULL, NULL), 200);
+    snprintf(job, sizeof job, "<6>job=%lld event=end ", id);
+    const char *want_cancelled[] = {job, " state=cancelled", " status=cancelled"};
+    line = log_line_with(want_cancelled, sizeof want_cancelled / sizeof want_cancelled[0]);
+    assert_non_null(line);
+    free(line);
+    /* the submission is logged in the same form */
+    snprintf(job, sizeof job, "<6>job=%lld event=accepted ", id);
+    const char *want_accept[] = {job, " circuit=test-log", " partitions=1"};
+    line = log_line_with(want_accept, 3);
+    assert_non_null(line);
+    free(line);
+}
+
+static void test_unknown_query_parameter(void **state)
+{
+    (void)state;
+    long long id = submit_ok("{\"circuit\":\"test\",\"payload\":\"q\"}", 201);
+    char path[128];
+    json_t *j;
+    /* ?timeout=5 used to mean the 60 s default silently */
+    snprintf(path, sizeof path, "/v1/jobs/%lld/await?timeout=5", id);
+    int code = dt_call(&D, "POST", path, NULL, &j);
+    assert_int_equal(code, 400);
+    DT_EXPECT_ERROR(code, j, "unknown query parameter 'timeout' (this endpoint accepts: timeout_ms)");
+    snprintf(path, sizeof path, "/v1/jobs/%lld/await?timeout_ms=10&timeout_ms=20", id);
+    code = dt_call(&D, "POST", path, NULL, &j);
+    assert_int_equal(code, 400);
+    DT_EXPECT_ERROR(code, j, "'timeout_ms' given more than once");
+    code = dt_call(&D, "GET", "/v1/status?verbose=1", NULL, &j);
+    assert_int_equal(code, 400);
+    DT_EXPECT_ERROR(code, j, "unknown query parameter 'verbose' (this endpoint accepts no query parameters)");
+    code = dt_call(&D, "GET", "/v1/timeline?since=0", NULL, &j);
+    assert_int_equal(code, 400);
+    DT_EXPECT_ERROR(code, j, "accepts: since_ms, limit");
+    code = dt_call(&D, "GET", "/v1/timeline?since_ms=soon", NULL, &j);
+    assert_int_equal(code, 400);
+    DT_EXPECT_ERROR(code, j, "since_ms must be a decimal number of milliseconds, got 'soon'");
+    /* a refused /v1/prove creates no job */
+    assert_int_equal(dt_call(&D, "GET", "/v1/status", NULL, &j), 200);
+    long long before = dt_int(json_object_get(j, "engine"), "jobs_submitted");
+    json_decref(j);
+    code = dt_call(&D, "POST", "/v1/prove?timeout=1", "{\"circuit\":\"test\",\"payload\":\"never\"}", &j);
+    assert_int_equal(code, 400);
+    DT_EXPECT_ERROR(code, j, "'timeout'");
+    assert_int_equal(dt_call(&D, "GET", "/v1/status", NULL, &j), 200);
+    assert_int_equal(dt_int(json_object_get(j, "engine"), "jobs_submitted"), before);
+    json_decref(j);
+    /* the accepted name still works */
+    snprintf(path, sizeof path, "/v1/jobs/%lld/await?timeout_ms=20000", id);
+    assert_int_equal(dt_call(&D, "POST", path, NULL, &j), 200);
+    assert_string_equal(dt_str(j, "state"), "done");
+    json_decref(j);
+}
+
+static void test_priority_note(void **state)
+{
+    (void)state;
+    const char *low = "{\"circuit\":\"test\",\"payload\":\"prio-note prove_ms=300\",\"request_id\":\"prio-1\","
+                      "\"priority\":\"low\"}";
+    long long id = submit_ok(low, 201);
+    json_t *j;
+    /* same request, same priority: no note */
+    assert_int_equal(dt_call(&D, "POST", "/v1/jobs", low, &j), 200);
+    assert_true(json_is_true(json_object_get(j, "existing")));
+    assert_null(json_object_get(j, "note"));
+    json_decref(j);
+    /* same request, another priority: the job keeps low, and says so */
+    const char *high = "{\"circuit\":\"test\",\"payload\":\"prio-note prove_ms=300\",\"request_id\":\"prio-1\","
+                       "\"priority\":\"high\"}";
+    assert_int_equal(dt_call(&D, "POST", "/v1/jobs", high, &j), 200);
+    assert_int_equal(dt_int(j, "id"), id);
+    assert_string_equal(dt_str(j, "priority"), "low");
+    char want[128];
+    snprintf(want, sizeof want, "request_id 'prio-1' matches job %lld; priority unchanged (low", id);
+    if (!strstr(dt_str(j, "note"), want))
+        fail_msg("note '%s' lacks '%s'", dt_str(j, "note"), want);
+    json_decref(j);
+    /* /v1/prove answers with the same note */
+    assert_int_equal(dt_call(&D, "POST", "/v1/prove", high, &j), 200);
+    assert_int_equal(dt_int(j, "id"), id);
+    assert_non_null(strstr(dt_str(j, "note"), "priority unchanged (low"));
+    json_decref(j);
+}
+
+static void test_status_version_and_page(void **state)
+{
+    (void)state;
+    json_t *j;
+    assert_int_equal(dt_call(&D, "GET", "/v1/status", NULL, &j), 200);
+    json_t *dm = json_object_get(j, "daemon");
+    assert_string_equal(dt_str(dm, "version"), CUZK_TEST_VERSION);
+    /* one time unit: milliseconds, names ending in _ms */
+    assert_true(json_is_integer(json_object_get(dm, "uptime_ms")));
+    assert_null(json_object_get(dm, "uptime_s"));
+    assert_false(json_is_true(json_object_get(dm, "token_required")));
+    assert_true(json_is_array(json_object_get(j, "circuits")));
+    json_t *params = json_object_get(j, "params");
+    assert_true(json_is_array(params));
+    json_decref(j);
+    /* the status page: self-contained HTML */
+    cz_http_response r;
+    cz_errbuf err;
+    assert_int_equal(cz_http_call(D.addr, NULL, "GET", "/", NULL, 0, 30000, &r, &err), CZ_OK);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "<title>cuzkd status</title>"));
+    assert_non_null(strstr(r.body, "/v1/timeline"));
+    assert_null(strstr(r.body, "src=\"http")); /* no external resources */
+    assert_null(strstr(r.body, "href=\"http"));
+    cz_http_response_free(&r);
+    assert_int_equal(cz_http_call(D.addr, NULL, "POST", "/", NULL, 0, 30000, &r, &err), CZ_OK);
+    assert_int_equal(r.status, 405);
+    cz_http_response_free(&r);
+}
+
+static void test_timeline(void **state)
+{
+    (void)state;
+    long long id = submit_ok("{\"circuit\":\"test\",\"payload\":\"timeline\",\"partitions\":3}", 201);
+    json_decref(await_job(id, 20000));
+    json_t *j;
+    assert_int_equal(dt_call(&D, "GET", "/v1/timeline", NULL, &j), 200);
+    long long now = dt_int(j, "now_ms");
+    assert_true(now > 0);
+    json_t *recs = json_object_get(j, "records");
+    assert_true(json_array_size(recs) >= 3);
+    int mine = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(recs, i, x)
+    {
+        if (dt_int(x, "job") != id)
+            continue;
+        mine++;
+        assert_string_equal(dt_str(x, "status"), "ok");
+        double s0 = json_number_value(json_object_get(x, "synth_start_ms"));
+        double s1 = json_number_value(json_object_get(x, "synth_end_ms"));
+        double p1 = json_number_value(json_object_get(x, "prove_end_ms"));
+        double f1 = json_number_value(json_object_get(x, "finish_end_ms"));
+        assert_true(s0 > 0 && s1 >= s0 && p1 >= s1 && f1 >= p1);
+        assert_true(json_number_value(json_object_get(x, "end_ms")) == f1);
+        assert_true(f1 <= (double)now + 1);
+    }
+    assert_int_equal(mine, 3);
+    json_decref(j);
+    /* since_ms in the future: nothing; limit keeps the newest */
+    char path[96];
+    snprintf(path, sizeof path, "/v1/timeline?since_ms=%lld", now + 100000);
+    assert_int_equal(dt_call(&D, "GET", path, NULL, &j), 200);
+    assert_int_equal(json_array_size(json_object_get(j, "records")), 0);
+    assert_false(json_is_true(json_object_get(j, "truncated")));
+    json_decref(j);
+    assert_int_equal(dt_call(&D, "GET", "/v1/timeline?limit=1&since_ms=0", NULL, &j), 200);
+    assert_int_equal(json_array_size(json_object_get(j, "records")), 1);
+    assert_true(json_is_true(json_object_get(j, "truncated")));
+    json_decref(j);
+}
+
+static void test_metrics_circuit_and_build_info(void **state)
+{
+    (void)state;
+    long long id = submit_ok("{\"circuit\":\"test-metrics\",\"payload\":\"m1\"}", 201);
+    json_decref(await_job(id, 20000));
+    id = submit_ok("{\"circuit\":\"test-metrics\",\"payload\":\"fail=synth:0\"}", 201);
+    json_decref(await_job(id, 20000));
+    cz_http_response r;
+    cz_errbuf err;
+    assert_int_equal(cz_http_call(D.addr, NULL, "GET", "/metrics", NULL, 0, 30000, &r, &err), CZ_OK);
+    assert_int_equal(r.status, 200);
+    const char *want[] = {
+        "cuzk_build_info{version=\"" CUZK_TEST_VERSION "\"} 1\n",
+        "# TYPE cuzk_jobs_ended_total counter\n",
+        "cuzk_jobs_ended_total{circuit=\"test-metrics\",state=\"done\"} 1\n",
+        "cuzk_jobs_ended_total{circuit=\"test-metrics\",state=\"failed\"} 1\n",
+        "cuzk_jobs_ended_total{circuit=\"test-metrics\",state=\"cancelled\"} 0\n",
+        "cuzk_circuit_jobs_queued{circuit=\"test-metrics\"} 0\n",
+        "# TYPE cuzk_job_duration_seconds histogram\n",
+        "cuzk_job_duration_seconds_bucket{circuit=\"test-metrics\",le=\"+Inf\"} 2\n",
+        "cuzk_job_duration_seconds_count{circuit=\"test-metrics\"} 2\n",
+        /* the unlabelled totals stay */
+        "cuzk_jobs_completed_total ",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(r.body, want[i]))
+            fail_msg("/metrics lacks '%s'", want[i]);
+    cz_http_response_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +715,12 @@ int main(void)
         cmocka_unit_test(test_cancel_and_timeout),
         cmocka_unit_test(test_status_metrics_trace),
         cmocka_unit_test(test_malformed_http),
+        cmocka_unit_test(test_job_end_log),
+        cmocka_unit_test(test_unknown_query_parameter),
+        cmocka_unit_test(test_priority_note),
+        cmocka_unit_test(test_status_version_and_page),
+        cmocka_unit_test(test_timeline),
+        cmocka_unit_test(test_metrics_circuit_and_build_info),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -101,7 +101,7 @@ static void test_client(void **state)
     free(out);
     assert_int_equal(run_client(&out, 2, "preload", "..x"), 1);
     free(out);
-    assert_int_equal(run_client(&out, 3, "submit", "--circuit", "nope"), 1); /* unknown circuit: 400 */
+    assert_int_equal(run_client(&out, 5, "submit", "--circuit", "nope", "--payload", "x"), 1); /* unknown circuit: 400 */
     free(out);
     assert_int_equal(run_client(&out, 3, "submit", "--payload", "x"), 2); /* no --circuit: usage */
     free(out);

@@ -77,7 +77,7 @@ static int setup(void **state) {
     char base[1100], pp[1200];
     snprintf(base, sizeof base, "%s/porep-2k", pdir);
     snprintf(pp, sizeof pp, "%s.params", base);
-    cz_status st = access(pp, R_OK) == 0 ? CZ_OK : cz_prover_setup(&be, "porep-2k", base, NULL, &err);
+    cz_status st = access(pp, R_OK) == 0 ? CZ_OK : cz_prover_setup(&be, "porep-2k", base, NULL, false, &err);
     if (st != CZ_OK) fprintf(stderr, "setup porep-2k: %s\n", err.msg);
     cz_prover_backend_destroy(&be);
     return st == CZ_OK ? 0 : -1;

@@ -311,6 +311,28 @@ static void test_example_config(void **state)
     assert_non_null(strstr(log, "type = groth16"));
     assert_non_null(strstr(log, "memory_budget = auto"));
     assert_non_null(strstr(log, "drain_on_shutdown = true"));
+    /* the gRPC keys and the socket permissions are printed too */
+    assert_non_null(strstr(log, "[grpc]\nlisten = \nmax_message_bytes = 268435456\nmax_calls = 1024\n"));
+    assert_non_null(strstr(log, "socket_mode = 0600\nsocket_group = \n"));
+    free(log);
+    dt_cleanup(&d);
+    /* --grpc-listen and --set grpc.* land in the resolved configuration */
+    const char *args2[] = {"--grpc-listen", "unix:/run/cuzkd/grpc.sock", "--set", "grpc.max_calls=7", "--set",
+                           "daemon.socket_mode=660", "--print-config", NULL};
+    assert_int_equal(dt_spawn(&d, NULL, args2), 0);
+    log = dt_read_file(d.log);
+    assert_non_null(strstr(log, "[grpc]\nlisten = unix:/run/cuzkd/grpc.sock\n"));
+    assert_non_null(strstr(log, "max_calls = 7\n"));
+    assert_non_null(strstr(log, "socket_mode = 0660\n"));
+    free(log);
+    dt_cleanup(&d);
+    /* the configuration shipped with the systemd unit resolves */
+    snprintf(ex, sizeof ex, "%s/contrib/systemd/cuzkd.ini", CUZK_SOURCE_DIR);
+    const char *args3[] = {"--config", ex, "--print-config", NULL};
+    assert_int_equal(dt_spawn(&d, NULL, args3), 0);
+    log = dt_read_file(d.log);
+    assert_non_null(strstr(log, "[grpc]\nlisten = unix:/run/cuzkd/grpc.sock\n"));
+    assert_non_null(strstr(log, "socket_group = curio\n"));
     free(log);
     dt_cleanup(&d);
 }

@@ -24,6 +24,7 @@ typedef struct {
     bool accepted[MAXID];
     bool cancel_ok[MAXID];
     bool cancel_busy[MAXID];
+    bool cancelling[MAXID];   /* a cancel was started (it may not have returned yet) */
     cz_job_state busy_state[MAXID];
     cz_job_id hot_id[64];
     char hot_payload[64][40]; /* payload of the job owning hot-<k> */
@@ -111,7 +112,23 @@ static void *submitter(void *arg)
         /* hold the test lock so the hot-id bookkeeping matches the engine's order */
         pthread_mutex_lock(&a->mu);
         cz_status st = cz_engine_submit(a->e, &rq, &id, &existing, msg, sizeof msg);
-        if (kind < 20) {
+        if (kind < 20 && a->hot_id[hot] && a->cancelling[a->hot_id[hot]]) {
+            /* The owner may be cancelled already: a CANCELLED job gives its
+             * request id up, so either the old job answers (cancel not yet
+             * effective, or it lost to DONE) or a new job owns the id. */
+            cz_job_id old = a->hot_id[hot];
+            bool same = !strcmp(a->hot_payload[hot], payload);
+            if (st == CZ_OK && existing) {
+                TCHECK(same && id == old);
+                a->dup_same++;
+            } else if (st == CZ_OK) {
+                a->hot_id[hot] = id;
+                snprintf(a->hot_payload[hot], sizeof a->hot_payload[hot], "%s", payload);
+            } else {
+                TCHECK(st == CZ_ERR_BUSY && !same);
+                a->dup_refused++;
+            }
+        } else if (kind < 20) {
             if (a->hot_id[hot] && !strcmp(a->hot_payload[hot], payload)) {
                 TCHECK(st == CZ_OK);
                 TCHECK(existing);
@@ -144,9 +161,12 @@ static void *submitter(void *arg)
             cz_job_state s;
             pthread_mutex_lock(&a->mu);
             bool had = a->cancel_ok[v] || a->cancel_busy[v];
-            pthread_mutex_unlock(&a->mu);
-            if (had)
+            if (had || a->cancelling[v]) {
+                pthread_mutex_unlock(&a->mu);
                 continue;
+            }
+            a->cancelling[v] = true;
+            pthread_mutex_unlock(&a->mu);
             cz_status cs = cz_engine_cancel(a->e, v, &s);
             pthread_mutex_lock(&a->mu);
             if (cs == CZ_OK) {

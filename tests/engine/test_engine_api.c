@@ -90,6 +90,105 @@ static void test_refusal_at_submission(void **state)
     assert_string_equal(cz_job_state_str(CZ_JOB_FAILED), "failed");
 }
 
+/* A FAILED or CANCELLED job gives its request id up (the client is
+ * retrying); per-circuit unfinished-job counts; the resident-parameter
+ * list; per-stage sums in the job result. */
+static void test_retry_and_loads(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    f.load_ms = 30;
+    f.synth_ms = 5;
+    f.prove_ms = 5;
+    fake_add_circuit(&f, "c", 100, 10, 10, PB);
+    fake_add_circuit(&f, "d", 100, 10, 10, PB);
+    cz_engine_config c;
+    et_config(&c, &f);
+    c.start_paused = true;
+    cz_engine *e = et_create(&c);
+    char msg[512];
+    bool ex;
+    cz_job_id a, b, q1, q2, q3;
+    cz_job_request rq = {.circuit_id = "c", .payload = "fail=synth:0", .payload_len = 12,
+                         .num_partitions = 1, .request_id = "retry-1"};
+    assert_int_equal(cz_engine_submit(e, &rq, &a, &ex, msg, sizeof msg), CZ_OK);
+    cz_job_request o1 = {.circuit_id = "c", .payload = "q1", .payload_len = 2, .num_partitions = 2};
+    cz_job_request o2 = {.circuit_id = "d", .payload = "q2", .payload_len = 2, .num_partitions = 1};
+    assert_int_equal(cz_engine_submit(e, &o1, &q1, NULL, msg, sizeof msg), CZ_OK);
+    assert_int_equal(cz_engine_submit(e, &o2, &q2, NULL, msg, sizeof msg), CZ_OK);
+    cz_engine_circuit_load ld[4];
+    size_t n = cz_engine_circuit_loads(e, ld, 4);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(ld[i].running, 0);
+        assert_int_equal(ld[i].queued, !strcmp(ld[i].circuit_id, "c") ? 2 : 1);
+    }
+    assert_int_equal(cz_engine_circuit_loads(e, ld, 1), 1); /* room for one */
+    cz_engine_resume(e);
+    cz_job_result r;
+    assert_int_equal(cz_engine_await(e, a, -1, &r), CZ_OK);
+    assert_int_equal(r.state, CZ_JOB_FAILED);
+    assert_string_equal(r.circuit_id, "c");
+    cz_job_result_free(&r);
+    /* the same request after a failure: a new job */
+    assert_int_equal(cz_engine_submit(e, &rq, &b, &ex, msg, sizeof msg), CZ_OK);
+    assert_false(ex);
+    assert_true(b != a);
+    assert_int_equal(cz_engine_await(e, b, -1, &r), CZ_OK);
+    cz_job_result_free(&r);
+    /* the failed job stays readable by its id */
+    assert_int_equal(cz_engine_job_info(e, a, &r), CZ_OK);
+    assert_int_equal(r.state, CZ_JOB_FAILED);
+    /* a cancelled one gives the id up too */
+    cz_engine_pause(e);
+    rq.payload = "ok";
+    rq.payload_len = 2;
+    rq.request_id = "retry-2";
+    assert_int_equal(cz_engine_submit(e, &rq, &q3, &ex, msg, sizeof msg), CZ_OK);
+    assert_int_equal(cz_engine_cancel(e, q3, NULL), CZ_OK);
+    assert_int_equal(cz_engine_submit(e, &rq, &b, &ex, msg, sizeof msg), CZ_OK);
+    assert_false(ex);
+    assert_true(b != q3);
+    /* ... but a DONE job keeps it */
+    cz_engine_resume(e);
+    assert_int_equal(et_await_check(e, b, "ok", PB), CZ_JOB_DONE);
+    cz_job_id b2;
+    assert_int_equal(cz_engine_submit(e, &rq, &b2, &ex, msg, sizeof msg), CZ_OK);
+    assert_true(ex);
+    assert_int_equal(b2, b);
+    assert_int_equal(cz_engine_await(e, q1, -1, &r), CZ_OK);
+    assert_int_equal(r.state, CZ_JOB_DONE);
+    /* stage sums: both partitions synthesized and proved (>= 5 ms each) */
+    assert_true(r.synth_ms >= 2 * 5 * 0.9);
+    assert_true(r.prove_ms >= 2 * 5 * 0.9);
+    assert_true(r.total_ms >= r.synth_ms / 2);
+    cz_job_result_free(&r);
+    /* a one-partition job: the sums are complete when await returns
+     * (they must not wait for the partition's retirement) */
+    assert_int_equal(cz_engine_await(e, q2, -1, &r), CZ_OK);
+    assert_int_equal(r.state, CZ_JOB_DONE);
+    assert_true(r.synth_ms >= 5 * 0.9 && r.prove_ms >= 5 * 0.9);
+    cz_job_result_free(&r);
+    assert_int_equal(et_await_check(e, q2, "q2", PB), CZ_JOB_DONE);
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
+    assert_int_equal(cz_engine_circuit_loads(e, ld, 4), 0);
+    cz_engine_params_info pi[4];
+    n = cz_engine_params_list(e, pi, 4);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(pi[i].resident);
+        assert_int_equal(pi[i].bytes, 100);
+        assert_int_equal(pi[i].refs, 0);
+    }
+    assert_int_equal(cz_engine_evict(e, "d", msg, sizeof msg), CZ_OK);
+    n = cz_engine_params_list(e, pi, 4);
+    assert_int_equal(n, 1);
+    assert_string_equal(pi[0].circuit_id, "c");
+    cz_engine_destroy(e);
+    fake_destroy(&f);
+}
+
 static void test_idempotent_request_ids(void **state)
 {
     (void)state;
@@ -394,6 +493,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusal_at_submission),
         cmocka_unit_test(test_idempotent_request_ids),
+        cmocka_unit_test(test_retry_and_loads),
         cmocka_unit_test(test_params_manager),
         cmocka_unit_test(test_observability),
     };

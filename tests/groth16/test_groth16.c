@@ -44,6 +44,7 @@ static cz_status random_circuit(cz_cs *cs, const void *vctx)
     cz_fr x;
     cz_fr_from_u64(&x, 3 + c->seed % 1000);
     cz_cs_alloc_aux(cs, &vars[nv], &x);
+    size_t xi = nv; /* the first constraint uses x: a setup refuses an aux in no constraint */
     vals[nv++] = x;
     if (c->unused_aux) {
         cz_var dummy;
@@ -58,6 +59,8 @@ static cz_status random_circuit(cz_cs *cs, const void *vctx)
         int na = 1 + (int)(lcg(&s) % 3), nb = (int)(lcg(&s) % 3);
         for (int i = 0; i < na; i++) {
             size_t j = lcg(&s) % nv;
+            if (k == 0 && i == 0)
+                j = xi;
             cz_fr_from_u64(&coef, 1 + lcg(&s) % 5);
             cz_lc_add(&a, vars[j], &coef);
             cz_fr_mul(&t, &coef, &vals[j]);

@@ -369,7 +369,7 @@ static void stamp_and_recheck(void **state)
 static void foreign_cache(void **state)
 {
     (void)state;
-    char base[128], other[128], cmd_a[300];
+    char base[128], other[128], cmd_a[600];
     snprintf(base, sizeof base, "%s/foreign", dir);
     snprintf(other, sizeof other, "%s/local", dir);
     cz_errbuf e = {{0}};
@@ -397,9 +397,9 @@ static void foreign_cache(void **state)
     assert_int_equal(p->storage_kind, CZ_GROTH16_STORAGE_MAPPED);
     cz_groth16_params_free(p);
 
-    /* a local .params at <base> wins over the ceremony file, and the
-     * ceremony's cache there is not taken for it */
-    snprintf(cmd_a, sizeof cmd_a, "cp '%s.params' '%s.params'", other, base);
+    /* a local .params (with its .meta) at <base> wins over the ceremony
+     * file, and the ceremony's cache there is not taken for it */
+    snprintf(cmd_a, sizeof cmd_a, "cp '%s.params' '%s.params' && cp '%s.meta' '%s.meta'", other, base, other, base);
     sh("%s", cmd_a);
     assert_int_equal(store(base, pce_a, v28, v28_digest, CZ_PARAMS_VALIDATE_TRUSTED, false, &p, &e), CZ_OK);
     assert_true(logged("made from the Filecoin parameter file"));
