@@ -276,18 +276,22 @@ int cz_cmd_setup(int argc, char **argv)
  * names the modes it belongs to, so one given in the wrong mode is refused */
 enum { M_NATIVE = 1, M_SNARKJS = 2, M_C1 = 4 };
 
+/* The options of a native job, shared by prove and verify. */
+#define NATIVE_JOB_OPTS                                                                                          \
+    {.name = "--params", .kind = CZ_OPT_STR, .arg = "FILE.params",                                               \
+     .help = "native: parameter file (default DIR/ID.params)", .modes = M_NATIVE},                               \
+    {.name = "--param-dir", .kind = CZ_OPT_STR, .arg = "DIR", .help = "native: parameter store (default .)",      \
+     .modes = M_NATIVE},                                                                                         \
+    {.name = "--params-validate", .kind = CZ_OPT_STR, .arg = "trusted|full",                                     \
+     .help = "native: how a Filecoin ceremony file is read", .modes = M_NATIVE},                                 \
+    {.name = "--payload", .kind = CZ_OPT_STR, .arg = "FILE",                                                     \
+     .help = "native: the job's payload ('-' = stdin; optional for mulchain-N)", .modes = M_NATIVE},             \
+    {.name = "--partitions", .kind = CZ_OPT_NUM, .arg = "N", .min = 1, .max = 65536,                            \
+     .help = "native: partitions (default 1)", .modes = M_NATIVE}
+
 static const cz_opt prove_opts[] = {
     {.name = "--circuit", .kind = CZ_OPT_STR, .arg = "ID", .help = "native: the circuit", .modes = M_NATIVE},
-    {.name = "--params", .kind = CZ_OPT_STR, .arg = "FILE.params", .help = "native: parameter file (default DIR/ID.params)",
-     .modes = M_NATIVE},
-    {.name = "--param-dir", .kind = CZ_OPT_STR, .arg = "DIR", .help = "native: parameter store (default .)",
-     .modes = M_NATIVE},
-    {.name = "--params-validate", .kind = CZ_OPT_STR, .arg = "trusted|full",
-     .help = "native: how a Filecoin ceremony file is read", .modes = M_NATIVE},
-    {.name = "--payload", .kind = CZ_OPT_STR, .arg = "FILE",
-     .help = "native: the job's payload ('-' = stdin; optional for mulchain-N)", .modes = M_NATIVE},
-    {.name = "--partitions", .kind = CZ_OPT_NUM, .arg = "N", .min = 1, .max = 65536,
-     .help = "native: partitions (default 1)", .modes = M_NATIVE},
+    NATIVE_JOB_OPTS,
     {.name = "-o", .alias = "--out", .kind = CZ_OPT_STR, .arg = "FILE",
      .help = "native: the proof, 192 bytes per partition ('-' = stdout, not a terminal)", .modes = M_NATIVE},
     {.name = "--zkey", .kind = CZ_OPT_STR, .arg = "C.zkey", .help = "snarkjs: proving key (selects this mode)",
@@ -406,16 +410,7 @@ int cz_cmd_prove(int argc, char **argv)
 static const cz_opt verify_opts[] = {
     {.name = "--circuit", .kind = CZ_OPT_STR, .arg = "ID",
      .help = "native: the circuit; --c1: optional, must be the C1's", .modes = M_NATIVE | M_C1},
-    {.name = "--params", .kind = CZ_OPT_STR, .arg = "FILE.params", .help = "native: parameter file (default DIR/ID.params)",
-     .modes = M_NATIVE},
-    {.name = "--param-dir", .kind = CZ_OPT_STR, .arg = "DIR", .help = "native: parameter store (default .)",
-     .modes = M_NATIVE},
-    {.name = "--params-validate", .kind = CZ_OPT_STR, .arg = "trusted|full",
-     .help = "native: how a Filecoin ceremony file is read", .modes = M_NATIVE},
-    {.name = "--payload", .kind = CZ_OPT_STR, .arg = "FILE",
-     .help = "native: the job's payload ('-' = stdin; optional for mulchain-N)", .modes = M_NATIVE},
-    {.name = "--partitions", .kind = CZ_OPT_NUM, .arg = "N", .min = 1, .max = 65536,
-     .help = "native: partitions (default 1)", .modes = M_NATIVE},
+    NATIVE_JOB_OPTS,
     {.name = "--proof", .kind = CZ_OPT_STR, .arg = "FILE", .help = "the proof (native, --c1: binary; snarkjs: JSON; '-' = stdin)"},
     {.name = "--vk", .kind = CZ_OPT_STR, .arg = "FILE",
      .help = "snarkjs: vk.json (selects this mode); --c1: a bellperson .vk", .modes = M_SNARKJS | M_C1},

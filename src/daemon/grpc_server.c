@@ -334,6 +334,26 @@ static int do_submit(call_ctx *c, const uint8_t *in, size_t len)
     return finish(c, &r.base, 0, NULL);
 }
 
+/* Waits for job id (timeout_ms 0: no limit) and answers with its
+ * AwaitProofResponse, wrapped in a ProveResponse for Prove. */
+static int answer_await(call_ctx *c, cz_job_id id, uint64_t timeout_ms, bool prove)
+{
+    char msg[640];
+    cz_job_result jr;
+    bool to;
+    int rc = await_job(c, id, timeout_ms, &jr, &to, msg, sizeof msg);
+    if (rc)
+        return finish(c, NULL, rc, msg);
+    char idbuf[24];
+    Cuzk__V1__AwaitProofResponse ar = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
+    fill_await(&ar, &jr, to, idbuf);
+    Cuzk__V1__ProveResponse pr = CUZK__V1__PROVE_RESPONSE__INIT;
+    pr.result = &ar;
+    finish(c, prove ? &pr.base : &ar.base, 0, NULL);
+    cz_job_result_free(&jr);
+    return 0;
+}
+
 static int do_await(call_ctx *c, const uint8_t *in, size_t len)
 {
     Cuzk__V1__AwaitProofRequest *req = cuzk__v1__await_proof_request__unpack(NULL, len, in);
@@ -346,17 +366,7 @@ static int do_await(call_ctx *c, const uint8_t *in, size_t len)
     cuzk__v1__await_proof_request__free_unpacked(req, NULL);
     if (!ok)
         return finish(c, NULL, CZ_GRPC_INVALID_ARGUMENT, msg);
-    cz_job_result jr;
-    bool to;
-    int rc = await_job(c, id, timeout, &jr, &to, msg, sizeof msg);
-    if (rc)
-        return finish(c, NULL, rc, msg);
-    char idbuf[24];
-    Cuzk__V1__AwaitProofResponse r = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-    fill_await(&r, &jr, to, idbuf);
-    finish(c, &r.base, 0, NULL);
-    cz_job_result_free(&jr);
-    return 0;
+    return answer_await(c, id, timeout, false);
 }
 
 static int do_prove(call_ctx *c, const uint8_t *in, size_t len)
@@ -375,19 +385,7 @@ static int do_prove(call_ctx *c, const uint8_t *in, size_t len)
     cuzk__v1__prove_request__free_unpacked(req, NULL);
     if (rc)
         return finish(c, NULL, rc, msg);
-    cz_job_result jr;
-    bool to;
-    rc = await_job(c, id, 0, &jr, &to, msg, sizeof msg);
-    if (rc)
-        return finish(c, NULL, rc, msg);
-    char idbuf[24];
-    Cuzk__V1__AwaitProofResponse ar = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-    fill_await(&ar, &jr, to, idbuf);
-    Cuzk__V1__ProveResponse r = CUZK__V1__PROVE_RESPONSE__INIT;
-    r.result = &ar;
-    finish(c, &r.base, 0, NULL);
-    cz_job_result_free(&jr);
-    return 0;
+    return answer_await(c, id, 0, true);
 }
 
 static int do_cancel(call_ctx *c, const uint8_t *in, size_t len)
