@@ -31,16 +31,13 @@ static const char *CID = "mulchain-64";
 static int setup_dir(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/cz_pstore_XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return cz_test_dir_make(dir, sizeof dir, "cz_pstore_");
 }
 
 static int rm_dir(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return cz_test_dir_remove(dir);
 }
 
 static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

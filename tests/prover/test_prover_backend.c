@@ -16,16 +16,13 @@ static char dir[64];
 static int setup_dir(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/cz_store_XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return cz_test_dir_make(dir, sizeof dir, "cz_store_");
 }
 
 static int rm_dir(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return cz_test_dir_remove(dir);
 }
 
 static cz_engine *make_engine(cz_engine_backend *be, bool auto_setup)

@@ -133,3 +133,18 @@ void cz_for_each_backend(void (*fn)(void **state), void **state)
         fprintf(stderr, "note: ADX back-end not available here; portable only\n");
     assert_int_equal(cz_ff_set_backend(saved), CZ_OK);
 }
+
+int cz_test_dir_make(char *dir, size_t cap, const char *prefix)
+{
+    if ((size_t)snprintf(dir, cap, "/tmp/%sXXXXXX", prefix) >= cap)
+        return -1;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+int cz_test_dir_remove(const char *dir)
+{
+    char cmd[600];
+    if (!dir[0] || (size_t)snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir) >= sizeof cmd)
+        return -1;
+    return system(cmd) == 0 ? 0 : -1;
+}

@@ -30,6 +30,12 @@ const char *cz_vector_path(const char *rel);
 /* Whole file in a malloc'd buffer (caller frees); aborts the test on error. */
 uint8_t *cz_read_file(const char *path, size_t *len);
 
+/* A scratch directory for a cmocka group: cz_test_dir_make creates
+ * /tmp/<prefix>XXXXXX into dir (cap bytes), cz_test_dir_remove deletes it
+ * with everything in it. 0 on success (the group setup/teardown contract). */
+int cz_test_dir_make(char *dir, size_t cap, const char *prefix);
+int cz_test_dir_remove(const char *dir);
+
 /* GMP <-> limbs (canonical little-endian 64-bit limbs). */
 void cz_mpz_from_limbs(mpz_t z, const uint64_t *l, size_t n);
 void cz_mpz_to_limbs(uint64_t *l, size_t n, const mpz_t z);
