@@ -63,6 +63,13 @@ cz_status cz_err(cz_errbuf *err, cz_status st, const char *fmt, ...)
 #endif
     ;
 
+/* The default parameter directory of `cuzk`, `cuzkd` and `cuzk bench`:
+ * $CUZK_PARAM_DIR when set and not empty, else "cuzk-params" (relative to
+ * the working directory: cuzkd logs the absolute path it resolves to, and
+ * warns when it is relative, since a service's working directory is often
+ * "/"). docs/parameters.md. */
+const char *cz_default_param_dir(void);
+
 #ifdef __cplusplus
 }
 #endif

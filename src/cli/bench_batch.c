@@ -441,7 +441,7 @@ typedef struct {
         CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),                               \
         CZ_STR("--budget", "BYTES|auto", "memory budget (default auto)"),                                           \
         CZ_NUM("--budget-partitions", "K", 0, 65536, "budget = parameters + exactly K partitions' estimate"),       \
-        CZ_STR("--param-dir", "DIR", "parameters, created when missing (default $CUZK_PARAM_DIR or ./cuzk-params)"), \
+        CZ_STR("--param-dir", "DIR", "parameters, created when missing (default $CUZK_PARAM_DIR, else ./cuzk-params)"), \
         CZ_NUM("--seed", "S", 0, LLONG_MAX, "payload seed (default 1)"),                                           \
         CZ_STR("--timeline", "FILE", "per-partition timeline (TSV)"),                                               \
         CZ_STR("--trace", "out.json", "Chrome trace-event JSON"),                                                   \
@@ -482,7 +482,6 @@ static int parse_opts(cz_args *oa, int argc, char **argv, bench_opts *o, bool si
 {
     int prc = cz_opts_parse(oa, single ? &single_cmd : &batch_cmd, argc, argv);
     if (prc >= 0) return prc;
-    const char *pd = getenv("CUZK_PARAM_DIR");
     o->circuit = cz_opt_str(oa, "--circuit", "mulchain-16384");
     long parts = (long)cz_opt_num(oa, "--partitions", 10);
     o->count = (long)cz_opt_num(oa, "--count", single ? 2 : 4);
@@ -494,7 +493,7 @@ static int parse_opts(cz_args *oa, int argc, char **argv, bench_opts *o, bool si
     long th = (long)cz_opt_num(oa, "--threads", 0);
     o->budget = cz_opt_str(oa, "--budget", "auto");
     o->budget_parts = (long)cz_opt_num(oa, "--budget-partitions", single ? 1 : 0);
-    o->param_dir = cz_opt_str(oa, "--param-dir", pd && *pd ? pd : "cuzk-params");
+    o->param_dir = cz_opt_str(oa, "--param-dir", cz_default_param_dir());
     o->trace = cz_opt_str(oa, "--trace", NULL);
     o->plot = cz_opt_str(oa, "--plot", NULL);
     o->timeline = cz_opt_str(oa, "--timeline", NULL);
@@ -1226,7 +1225,7 @@ static const cz_opt stress_opts[] = {
     CZ_NUM("--in-flight", "J", 1, 100000, "jobs outstanding at most (default 32)"),
     CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),
     CZ_NUM("--seed", "S", 0, LLONG_MAX, "random seed (default: the time; printed to reproduce)"),
-    CZ_STR("--param-dir", "DIR", "parameters (default $CUZK_PARAM_DIR or ./cuzk-params)"),
+    CZ_STR("--param-dir", "DIR", "parameters (default $CUZK_PARAM_DIR, else ./cuzk-params)"),
     CZ_FLAG("--json", "JSON instead of a table"),
     {0},
 };
@@ -1242,12 +1241,11 @@ int cz_bench_stress(int argc, char **argv)
 {
     bench_opts o;
     memset(&o, 0, sizeof o);
-    const char *pd = getenv("CUZK_PARAM_DIR");
     cz_args oa;
     int prc = cz_opts_parse(&oa, &stress_cmd, argc, argv);
     if (prc >= 0) return prc;
     o.circuit = cz_opt_str(&oa, "--circuit", "mulchain-64");
-    o.param_dir = cz_opt_str(&oa, "--param-dir", pd && *pd ? pd : "cuzk-params");
+    o.param_dir = cz_opt_str(&oa, "--param-dir", cz_default_param_dir());
     o.json = cz_opt_flag(&oa, "--json");
     o.seed = (uint64_t)cz_opt_num(&oa, "--seed", (long long)time(NULL));
     long seconds = (long)cz_opt_num(&oa, "--seconds", 0);

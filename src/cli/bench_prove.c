@@ -35,7 +35,7 @@ static const cz_opt prove_opts[] = {
     CZ_STR("--circuit", "ID", "the circuit (default mulchain-16000)"),
     CZ_STR("--preset", "S", "shaped-S (\"14\" or \"shaped-14\"), instead of --circuit"),
     CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),
-    CZ_STR("--param-dir", "DIR", "parameter store, set up when missing (default cuzk-params)"),
+    CZ_STR("--param-dir", "DIR", "parameter store, set up when missing (default $CUZK_PARAM_DIR, else ./cuzk-params)"),
     CZ_NUM("--samples", "S", 1, 1000, "samples (default 3)"),
     CZ_FLAG("--vs-snarkjs", "also time snarkjs on the same .zkey and witness"),
     CZ_NUM("--snarkjs-samples", "N", 1, 100, "snarkjs runs (default 1)"),
@@ -63,7 +63,7 @@ int cz_bench_prove(int argc, char **argv)
         circuit = idbuf;
     }
     if (!circuit) circuit = "mulchain-16000";
-    const char *dir = cz_opt_str(&oa, "--param-dir", "cuzk-params");
+    const char *dir = cz_opt_str(&oa, "--param-dir", cz_default_param_dir());
     long samples = cz_opt_num(&oa, "--samples", 3);
     bool json = cz_opt_flag(&oa, "--json"), vs = cz_opt_flag(&oa, "--vs-snarkjs");
     cz_prover_config pc = {.param_dir = dir, .threads = (unsigned)cz_opt_num(&oa, "--threads", 0),

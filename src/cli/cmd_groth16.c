@@ -133,7 +133,7 @@ static int fail(const char *what, cz_status st, const cz_errbuf *e)
 
 /* Options of the native back-end, shared by the tables below. */
 #define OPT_THREADS CZ_NUM("--threads", "T", 0, 1024, "threads, the calling one included (0 = one per CPU)")
-#define OPT_PARAM_DIR CZ_STR("--param-dir", "DIR", "parameter store, where ID.* go without -o/--params (default .)")
+#define OPT_PARAM_DIR CZ_STR("--param-dir", "DIR", "parameter store, where ID.* go without -o/--params (default $CUZK_PARAM_DIR, else ./cuzk-params)")
 #define OPT_PARAMS                                                                                                \
     CZ_STR("--params", "FILE.params", "parameter file (its .meta/.cache/.pce sit beside it; default "            \
                                       "DIR/ID.params)")
@@ -161,7 +161,7 @@ static int make_backend(cz_engine_backend *be, const cz_args *a, const cz_cmd *c
     if (!pv) pv = "trusted";
     if (strcmp(pv, "trusted") && strcmp(pv, "full"))
         return cz_usage_error(c, "--params-validate: expected trusted or full, got '%s'", pv);
-    cz_prover_config pc = {.param_dir = cz_opt_str(a, "--param-dir", "."),
+    cz_prover_config pc = {.param_dir = cz_opt_str(a, "--param-dir", cz_default_param_dir()),
                            .threads = (unsigned)cz_opt_num(a, "--threads", 0),
                            .auto_setup = auto_setup,
                            .log = stderr,
@@ -255,7 +255,7 @@ int cz_cmd_setup(int argc, char **argv)
     char *base = base_of(out);
     /* without -o the prover writes <param-dir>/<id>.*: the .vk goes there too */
     char dflt[4096];
-    snprintf(dflt, sizeof dflt, "%s/%s", cz_opt_str(&a, "--param-dir", "."), circuit);
+    snprintf(dflt, sizeof dflt, "%s/%s", cz_opt_str(&a, "--param-dir", cz_default_param_dir()), circuit);
     const char *where = base ? base : dflt;
     cz_errbuf e = {{0}};
     double t0 = cz_now_ns();

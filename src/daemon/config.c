@@ -88,7 +88,7 @@ void cz_daemon_config_default(cz_daemon_config *c)
     c->grpc_max_message_bytes = 256ull << 20; /* what Curio's client sets */
     c->grpc_max_calls = 1024;
     snprintf(c->backend, sizeof c->backend, "groth16");
-    snprintf(c->param_dir, sizeof c->param_dir, "params");
+    snprintf(c->param_dir, sizeof c->param_dir, "%s", cz_default_param_dir());
     c->threads = 0;
     c->auto_setup = false;
     c->params_validate_full = false;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cuzk/daemon.h"
 #ifdef CZ_HAVE_PROVER
 #include "cuzk/prover.h"
@@ -142,7 +143,19 @@ int cz_daemon_main(int argc, char **argv)
 #ifdef CZ_HAVE_PROVER
         cz_prover_config pc;
         memset(&pc, 0, sizeof pc);
+        /* A relative directory is resolved against the working directory,
+         * which under a service manager is usually "/": say where it is. */
+        char absdir[CZ_DAEMON_PATH_MAX + 4200];
         pc.param_dir = cfg->param_dir;
+        if (cfg->param_dir[0] != '/') {
+            char cwd[4096];
+            if (getcwd(cwd, sizeof cwd)) {
+                snprintf(absdir, sizeof absdir, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", cfg->param_dir);
+                pc.param_dir = absdir;
+                fprintf(stderr, "cuzkd: WARNING: backend.param_dir '%s' is relative: using %s (set an absolute path)\n",
+                        cfg->param_dir, absdir);
+            }
+        }
         pc.threads = cfg->threads;
         pc.auto_setup = cfg->auto_setup;
         pc.params_validate_full = cfg->params_validate_full;

@@ -155,6 +155,22 @@ $cuzk prove "${P[@]}" --payload p.json -o - > stdout.bin 2>err.txt
 $cuzk verify "${P[@]}" --payload p.json --proof - < stdout.bin >out.txt 2>err.txt \
   && ok "the proof from stdout verifies (--proof - reads stdin)" || bad "verify --proof -: $(cat err.txt)"
 
+# --- one default parameter directory: $CUZK_PARAM_DIR, else ./cuzk-params
+mkdir -p "$t/wd" && cd "$t/wd"
+expect 0 "" env -u CUZK_PARAM_DIR $cuzk setup --circuit mulchain-64
+[ -s "$t/wd/cuzk-params/mulchain-64.params" ] && ok "setup without --param-dir: ./cuzk-params" \
+  || bad "setup without --param-dir did not write ./cuzk-params/mulchain-64.params"
+expect 0 "" env CUZK_PARAM_DIR="$t/envp" $cuzk setup --circuit mulchain-64
+[ -s "$t/envp/mulchain-64.params" ] && ok "setup honours \$CUZK_PARAM_DIR" \
+  || bad "setup ignored CUZK_PARAM_DIR"
+expect 0 "" env CUZK_PARAM_DIR="$t/envp" $cuzk prove --circuit mulchain-64 -o p.bin
+expect 0 "" env CUZK_PARAM_DIR="$t/envp" $cuzk verify --circuit mulchain-64 --proof p.bin
+env -u CUZK_PARAM_DIR $cuzkd --print-config > out.txt 2>&1
+grep -qx "param_dir = cuzk-params" out.txt && ok "cuzkd: the same default" || bad "cuzkd default param_dir: $(grep param_dir out.txt)"
+env CUZK_PARAM_DIR="$t/envp" $cuzkd --print-config > out.txt 2>&1
+grep -qx "param_dir = $t/envp" out.txt && ok "cuzkd honours \$CUZK_PARAM_DIR" || bad "cuzkd param_dir: $(grep param_dir out.txt)"
+cd "$t"
+
 # --- cuzk client: exit 4 (job failed / cancelled), 5 (timeout) ---------
 mkdir dp
 "$cuzkd" --listen "unix:$t/d.sock" --backend test --param-dir "$t/dp" --log-level warn \
