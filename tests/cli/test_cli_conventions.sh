@@ -169,6 +169,14 @@ env -u CUZK_PARAM_DIR $cuzkd --print-config > out.txt 2>&1
 grep -qx "param_dir = cuzk-params" out.txt && ok "cuzkd: the same default" || bad "cuzkd default param_dir: $(grep param_dir out.txt)"
 env CUZK_PARAM_DIR="$t/envp" $cuzkd --print-config > out.txt 2>&1
 grep -qx "param_dir = $t/envp" out.txt && ok "cuzkd honours \$CUZK_PARAM_DIR" || bad "cuzkd param_dir: $(grep param_dir out.txt)"
+# a relative directory: cuzkd says where it resolved it
+$cuzkd --listen "unix:$t/rel.sock" --param-dir rel-params > rel.log 2>&1 &
+rpid=$!
+for _ in $(seq 100); do grep -q "ready:" rel.log && break; sleep 0.1; done
+kill "$rpid" 2>/dev/null; wait "$rpid" 2>/dev/null
+grep -qF "backend.param_dir 'rel-params' is relative: using $t/wd/rel-params" rel.log \
+  && ok "cuzkd warns about a relative param_dir, naming the absolute path" \
+  || bad "no relative-param_dir warning: $(head -c 400 rel.log)"
 cd "$t"
 
 # --- cuzk client: exit 4 (job failed / cancelled), 5 (timeout) ---------
