@@ -666,9 +666,9 @@ static cz_status pentry_estimate_locked(cz_engine *e, cz_pentry *pe, char *msg, 
  * least eviction_min_idle_ms. *next_ns: when the next younger idle set
  * becomes eligible (UINT64_MAX if none). */
 static cz_pentry *evict_candidate_locked(cz_engine *e, const cz_pentry *keep, uint64_t now,
-                                         uint64_t *next_ns)
+                                         uint64_t *next_ns, bool ignore_min_idle)
 {
-    uint64_t min_idle = e->cfg.eviction_min_idle_ms * 1000000u;
+    uint64_t min_idle = ignore_min_idle ? 0 : e->cfg.eviction_min_idle_ms * 1000000u;
     cz_pentry *best = NULL;
     *next_ns = UINT64_MAX;
     for (cz_pentry *p = e->pentries; p; p = p->next) {
@@ -775,8 +775,17 @@ static void *dispatcher_main(void *arg)
         bool load = pe->state != PE_RESIDENT;
         uint64_t need = part_bytes + (load ? pe->est.params_bytes : 0);
         if (e->used + need > e->budget) {
+            /* The minimum idle time keeps two alternating circuits from
+             * thrashing, but only waiting for in-flight partitions can
+             * free budget by itself: when even their reservations coming
+             * back would not make room, waiting only stalls the queue, so
+             * an idle set is evicted now. */
+            uint64_t params_charged = 0;
+            for (const cz_pentry *q = e->pentries; q; q = q->next)
+                params_charged += q->charged;
+            bool waiting_helps = params_charged + need <= e->budget && e->used > params_charged;
             uint64_t next_el;
-            cz_pentry *victim = evict_candidate_locked(e, pe, now, &next_el);
+            cz_pentry *victim = evict_candidate_locked(e, pe, now, &next_el, !waiting_helps);
             if (victim) {
                 evict_locked(e, victim);
                 continue;
@@ -1803,7 +1812,7 @@ cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, siz
         uint64_t need = pe->est.params_bytes;
         if (e->used + need > e->budget) {
             uint64_t next_el;
-            cz_pentry *victim = evict_candidate_locked(e, pe, cz_engine_now_ns(), &next_el);
+            cz_pentry *victim = evict_candidate_locked(e, pe, cz_engine_now_ns(), &next_el, false);
             if (victim) {
                 evict_locked(e, victim);
                 continue;

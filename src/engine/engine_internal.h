@@ -47,7 +47,7 @@ struct cz_engine_device {
 };
 
 /* histogram of durations (seconds) */
-#define CZ_HIST_NB 18
+#define CZ_HIST_NB 21
 typedef struct {
     uint64_t bucket[CZ_HIST_NB + 1]; /* last = +Inf */
     uint64_t count;

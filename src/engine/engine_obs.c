@@ -21,7 +21,9 @@
 
 const double cz_hist_bounds[CZ_HIST_NB] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                            0.05,   0.1,   0.25,   0.5,   1,    2.5,
-                                           5,      10,    25,     50,    100,  300};
+                                           5,      10,    25,     50,    100,  300,
+                                           /* a 32GiB C2 job takes minutes: room above 5 min */
+                                           600,    1800,  3600};
 const char *const cz_hist_names[H_COUNT] = {"synth", "prove_start", "device", "prove_finish",
                                             "verify", "params_load", "queue_wait", "job"};
 

@@ -344,6 +344,39 @@ static void test_params_manager(void **state)
     et_check_idle(e, &f);
     cz_engine_destroy(e);
     assert_int_equal(f.params_alive, 0);
+
+    /* a minimum idle time of an hour, and nothing in flight: waiting could
+     * never make room, so the idle set goes at once (the job would
+     * otherwise sit behind it for the hour; await's 10 s bound fails it) */
+    et_config(&c, &f);
+    c.memory_budget = 1200;
+    c.eviction_min_idle_ms = 3600000;
+    e = et_create(&c);
+    assert_int_equal(cz_engine_preload(e, "A", msg, sizeof msg), CZ_OK);
+    cz_job_id c3 = et_submit(e, "C", "c3", 1, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(et_await_check(e, c3, "c3", PB), CZ_JOB_DONE);
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.params_evictions, 1);
+    et_check_idle(e, &f);
+    cz_engine_destroy(e);
+    /* ... while a partition that only waits for in-flight work evicts
+     * nothing: A and B resident (1000), one A partition running (150),
+     * the second (150) fits once the first gives its reservation back */
+    e = et_create(&c);
+    assert_int_equal(cz_engine_preload(e, "A", msg, sizeof msg), CZ_OK);
+    assert_int_equal(cz_engine_preload(e, "B", msg, sizeof msg), CZ_OK);
+    f.synth_ms = 100;
+    cz_job_id a1 = et_submit(e, "A", "a1", 1, CZ_PRIO_NORMAL, NULL);
+    cz_job_id a2 = et_submit(e, "A", "a2", 1, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(et_await_check(e, a1, "a1", PB), CZ_JOB_DONE);
+    assert_int_equal(et_await_check(e, a2, "a2", PB), CZ_JOB_DONE);
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.params_evictions, 0);
+    assert_int_equal(st.params_resident, 2);
+    f.synth_ms = 0;
+    et_check_idle(e, &f);
+    cz_engine_destroy(e);
+    assert_int_equal(f.params_alive, 0);
     fake_destroy(&f);
 }
 
@@ -423,6 +456,8 @@ static void test_observability(void **state)
     assert_non_null(strstr(buf, "# TYPE cuzk_stage_duration_seconds histogram"));
     assert_non_null(strstr(buf, "cuzk_stage_duration_seconds_count{stage=\"synth\"} 9\n"));
     assert_non_null(strstr(buf, "cuzk_stage_duration_seconds_bucket{stage=\"job\",le=\"+Inf\"} 3\n"));
+    /* buckets up to an hour: a 32GiB C2 job is minutes long */
+    assert_non_null(strstr(buf, "cuzk_stage_duration_seconds_bucket{stage=\"job\",le=\"3600\"} 3\n"));
     /* truncated buffer: NUL-terminated, same length reported */
     char small[64];
     assert_int_equal(cz_engine_metrics_prometheus(e, small, sizeof small), need);
