@@ -100,16 +100,19 @@ const char *cz_daemon_address(const cz_daemon *d);
 /* The gRPC address bound (same forms), or NULL when grpc.listen is off. */
 const char *cz_daemon_grpc_address(const cz_daemon *d);
 cz_engine *cz_daemon_engine(cz_daemon *d);
-/* Stops accepting connections, drains or cancels in-flight jobs (engine
- * drain_on_shutdown), lets in-progress requests answer, stops the server.
- * Idempotent. */
+/* Stops accepting connections, cancels queued jobs, drains or cancels
+ * running ones (engine drain_on_shutdown, drain_timeout_ms), lets
+ * in-progress requests answer, stops the server. Idempotent; cancelling
+ * with cz_engine_cancel_all(cz_daemon_engine(d), ...) from another thread
+ * ends the drain early. */
 void cz_daemon_shutdown(cz_daemon *d);
 /* shutdown + writes trace_file + frees everything (the engine too). */
 void cz_daemon_destroy(cz_daemon *d);
 
-/* Serves until SIGTERM or SIGINT, then shuts down cleanly. Blocks those
- * signals in the calling thread (threads created afterwards inherit the
- * mask). Returns a process exit code: 0 after a clean shutdown, 1 if the
+/* Serves until SIGTERM or SIGINT, then shuts down cleanly; a second
+ * SIGTERM/SIGINT during the drain cancels the running jobs; SIGHUP is
+ * logged and ignored. Blocks those signals in the calling thread (threads
+ * created afterwards inherit the mask). Returns a process exit code: 0 after a clean shutdown, 1 if the
  * daemon could not start. */
 int cz_daemon_run(const cz_daemon_config *cfg, const cz_engine_backend *backend);
 

@@ -171,7 +171,18 @@ typedef struct {
     size_t result_retention_count;   /* ... and at most this many (default 1024) */
     size_t records_capacity;         /* partition timing records kept (ring; default 65536) */
     bool self_verify;                /* verify assembled proofs if backend.verify (default true) */
-    bool drain_on_shutdown;          /* true: finish in-flight jobs; false: cancel them (default true) */
+    /* At shutdown, queued jobs (no partition started) are always cancelled
+     * ("cancelled by engine shutdown"): their clients can no longer fetch
+     * a result once the daemon's listeners are closed, and a retry
+     * elsewhere is sooner. true: jobs already running are finished (all
+     * their partitions: finished partitions are worthless alone, and
+     * their waiting clients get the proof); false: cancelled too
+     * (default true). */
+    bool drain_on_shutdown;
+    /* Drain deadline: running jobs still unfinished this long after
+     * shutdown began are cancelled ("drain deadline passed"). 0 = none
+     * (default 0). */
+    uint64_t drain_timeout_ms;
     bool start_paused;               /* no dispatch until cz_engine_resume (default false) */
     /* TIMELINE lines go to timeline_file (if not NULL) and timeline_cb (if
      * not NULL). Both are written with an internal timeline lock held (lines
@@ -202,7 +213,12 @@ void cz_engine_config_default(cz_engine_config *c);
  * (e.g. auto budget with MemTotal below the margin). */
 CZ_WUR cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg,
                                   char *msg, size_t msglen);
-/* Stops accepting submissions, then drains (drain_on_shutdown) or cancels
+/* Cancels every unfinished job with reason as its error (NULL: "cancelled
+ * by engine shutdown"); returns how many. Callable at any time, also from
+ * another thread while cz_engine_shutdown drains ("cancel now" on a second
+ * stop signal). */
+size_t cz_engine_cancel_all(cz_engine *e, const char *reason);
+/* Stops accepting submissions, cancels queued jobs, then drains (drain_on_shutdown) or cancels
  * every unfinished job, waits for in-flight partitions to leave the
  * pipeline, joins all threads. Idempotent. Finished results stay readable. */
 void cz_engine_shutdown(cz_engine *e);

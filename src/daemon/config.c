@@ -59,6 +59,7 @@ static const keydef keys[] = {
     {"engine", "records_capacity", K_ZSIZE, OFF(engine.records_capacity), 0, 0, 1u << 30},
     {"engine", "self_verify", K_BOOL, OFF(engine.self_verify), 0, 0, 0},
     {"engine", "drain_on_shutdown", K_BOOL, OFF(engine.drain_on_shutdown), 0, 0, 0},
+    {"engine", "drain_timeout_ms", K_MS, OFF(engine.drain_timeout_ms), 0, 0, UINT64_MAX},
     {"engine", "start_paused", K_BOOL, OFF(engine.start_paused), 0, 0, 0},
     {"test", "load_ms", K_U32, OFF(test_load_ms), 0, 0, 600000},
     {"test", "synth_ms", K_U32, OFF(test_synth_ms), 0, 0, 600000},

@@ -28,8 +28,9 @@ static void usage(FILE *f)
             "  --set SECTION.KEY=VAL  any configuration key (repeatable)\n"
             "  --print-config         print the resolved configuration and exit\n"
             "  --help, --version\n"
-            "Signals: SIGTERM/SIGINT stop accepting, then drain (engine.drain_on_shutdown)\n"
-            "or cancel in-flight jobs, and exit 0.\n");
+            "Signals: SIGTERM/SIGINT stop accepting, cancel queued jobs, then finish running ones\n"
+            "(engine.drain_on_shutdown, engine.drain_timeout_ms) and exit 0; a second SIGTERM/SIGINT\n"
+            "cancels them at once; SIGHUP is ignored.\n");
 }
 
 int cz_daemon_main(int argc, char **argv)
@@ -40,6 +41,7 @@ int cz_daemon_main(int argc, char **argv)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 
     cz_daemon_config *cfg = malloc(sizeof *cfg);

@@ -1131,12 +1131,31 @@ void cz_daemon_destroy(cz_daemon *d)
     free(d);
 }
 
+typedef struct {
+    cz_daemon *d;
+    atomic_bool done;
+} shutdown_arg;
+
+static void *shutdown_main(void *arg)
+{
+    shutdown_arg *a = arg;
+    cz_daemon_shutdown(a->d);
+    atomic_store(&a->done, true);
+    return NULL;
+}
+
+static const char *sig_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
+}
+
 int cz_daemon_run(const cz_daemon_config *cfg, const cz_engine_backend *backend)
 {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     cz_daemon *d = NULL;
@@ -1149,10 +1168,39 @@ int cz_daemon_run(const cz_daemon_config *cfg, const cz_engine_backend *backend)
     dlog(d, CZ_LOG_INFO, "ready: listening on %s%s%s (backend %s, budget %" PRIu64 " bytes%s)", d->address,
          d->grpc ? " and grpc on " : "", d->grpc ? d->grpc_address : "", cfg->backend, cz_engine_budget(d->engine),
          d->token_len ? ", token required" : "");
+    /* SIGHUP reloads nothing (the configuration is read once): it is
+     * logged and ignored rather than killing the daemon. */
     int sig = 0;
-    while (sigwait(&set, &sig) != 0) {
+    for (;;) {
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        if (sig != SIGHUP)
+            break;
+        dlog(d, CZ_LOG_INFO, "received SIGHUP: nothing to reload (restart to apply a new configuration); ignored");
     }
-    dlog(d, CZ_LOG_INFO, "received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    dlog(d, CZ_LOG_INFO, "received %s, shutting down (a second SIGTERM or SIGINT cancels running jobs now)",
+         sig_name(sig));
+    /* The shutdown runs on its own thread so that this one keeps taking
+     * signals: a second stop signal means "cancel now". */
+    shutdown_arg sa = {.d = d};
+    atomic_init(&sa.done, false);
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, shutdown_main, &sa) == 0;
+    if (!threaded) {
+        cz_daemon_shutdown(d);
+    } else {
+        while (!atomic_load(&sa.done)) {
+            struct timespec ts = {0, 100000000L};
+            int s2 = sigtimedwait(&set, NULL, &ts);
+            if (s2 == SIGHUP) {
+                dlog(d, CZ_LOG_INFO, "received SIGHUP while shutting down; ignored");
+            } else if (s2 > 0) {
+                size_t n = cz_engine_cancel_all(d->engine, "cancelled by a second stop signal");
+                dlog(d, CZ_LOG_WARN, "received %s again: cancelled %zu running jobs", sig_name(s2), n);
+            }
+        }
+        pthread_join(th, NULL);
+    }
     cz_daemon_destroy(d);
     dlog(NULL, CZ_LOG_INFO, "stopped cleanly");
     return 0;

@@ -459,7 +459,7 @@ static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_statu
     j->state = state;
     j->status = status;
     j->failed_part = failed_part;
-    snprintf(j->error, sizeof j->error, "%s", err ? err : "");
+    snprintf(j->error, sizeof j->error, "%.*s", (int)sizeof j->error - 1, err ? err : "");
     j->t_end = cz_engine_now_ns();
     if (!j->t_start)
         j->t_start = j->t_end;
@@ -1239,6 +1239,7 @@ void cz_engine_config_default(cz_engine_config *c)
     c->records_capacity = 65536;
     c->self_verify = true;
     c->drain_on_shutdown = true;
+    c->drain_timeout_ms = 0;
 }
 
 static void engine_free(cz_engine *e)
@@ -1422,6 +1423,41 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
     return CZ_OK;
 }
 
+/* Cancels every unfinished job (running ones too when all, else only the
+ * queued ones) with reason. Called and returns with mu held (dropped for
+ * each job's post-processing). Returns how many it ended. */
+static size_t cancel_where_locked(cz_engine *e, bool all, const char *reason)
+{
+    size_t n = 0;
+    for (;;) {
+        cz_job *victim = NULL;
+        for (size_t b = 0; b < e->id_nb && !victim; b++)
+            for (cz_job *j = e->id_tab[b]; j; j = j->idnext)
+                if (!job_terminal(j) && (all || j->state == CZ_JOB_QUEUED)) {
+                    victim = j;
+                    break;
+                }
+        if (!victim)
+            return n;
+        cz_post post = {0};
+        if (job_end_locked(e, victim, CZ_JOB_CANCELLED, CZ_ERR_CANCELLED, -1, reason, &post))
+            n++;
+        pthread_mutex_unlock(&e->mu);
+        post_run(e, &post);
+        pthread_mutex_lock(&e->mu);
+    }
+}
+
+size_t cz_engine_cancel_all(cz_engine *e, const char *reason)
+{
+    if (!e)
+        return 0;
+    pthread_mutex_lock(&e->mu);
+    size_t n = cancel_where_locked(e, true, reason ? reason : "cancelled by engine shutdown");
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
+
 void cz_engine_shutdown(cz_engine *e)
 {
     if (!e)
@@ -1437,28 +1473,17 @@ void cz_engine_shutdown(cz_engine *e)
     e->accepting = false;
     e->paused = false;
     pthread_cond_signal(&e->disp_cv);
-    if (!e->cfg.drain_on_shutdown) {
-        /* cancel every unfinished job, one post at a time */
-        for (;;) {
-            cz_job *victim = NULL;
-            for (size_t b = 0; b < e->id_nb && !victim; b++)
-                for (cz_job *j = e->id_tab[b]; j; j = j->idnext)
-                    if (!job_terminal(j)) {
-                        victim = j;
-                        break;
-                    }
-            if (!victim)
-                break;
-            cz_post post = {0};
-            job_end_locked(e, victim, CZ_JOB_CANCELLED, CZ_ERR_CANCELLED, -1,
-                           "cancelled by engine shutdown", &post);
-            pthread_mutex_unlock(&e->mu);
-            post_run(e, &post);
-            pthread_mutex_lock(&e->mu);
+    cancel_where_locked(e, !e->cfg.drain_on_shutdown, "cancelled by engine shutdown");
+    uint64_t deadline = e->cfg.drain_timeout_ms ? deadline_after_ms((int64_t)e->cfg.drain_timeout_ms) : 0;
+    bool expired = false;
+    while (e->jobs_active || e->inflight || e->notifying) {
+        if (!deadline || expired) {
+            pthread_cond_wait(&e->done_cv, &e->mu);
+        } else if (!cv_wait_until(&e->done_cv, &e->mu, deadline)) {
+            expired = true;
+            cancel_where_locked(e, true, "cancelled: the drain deadline (engine.drain_timeout_ms) passed");
         }
     }
-    while (e->jobs_active || e->inflight || e->notifying)
-        pthread_cond_wait(&e->done_cv, &e->mu);
     e->stop = true;
     pthread_cond_broadcast(&e->disp_cv);
     pthread_cond_broadcast(&e->synth_cv);

@@ -139,6 +139,63 @@ static void shutdown_case(bool drain)
     dt_cleanup(&d);
 }
 
+/* SIGHUP is logged and ignored; SIGTERM cancels queued jobs and drains
+ * the running one; a second SIGTERM cancels it at once; the socket goes. */
+static void test_signals(void **state)
+{
+    (void)state;
+    dt_daemon d;
+    dt_start(&d, "[engine]\npartition_workers = 1\nworkers_per_device = 1\n");
+    json_t *j;
+    long long id[2];
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(dt_call(&d, "POST", "/v1/jobs", "{\"circuit\":\"test\",\"payload\":\"synth_ms=20000\"}", &j),
+                         201);
+        id[k] = dt_int(j, "id");
+        json_decref(j);
+    }
+    call_arg a[2];
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&a[k], 0, sizeof a[k]);
+        a[k].d = &d;
+        snprintf(a[k].path, sizeof a[k].path, "/v1/jobs/%lld/await?timeout_ms=60000", id[k]);
+        assert_int_equal(pthread_create(&th[k], NULL, call_thread, &a[k]), 0);
+    }
+    /* job 0 is running (one synthesis worker), job 1 queued behind it */
+    for (int i = 0; i < 2000; i++) {
+        assert_int_equal(dt_call(&d, "GET", "/v1/status", NULL, &j), 200);
+        long long running = dt_int(json_object_get(j, "engine"), "jobs_running");
+        json_decref(j);
+        if (running >= 1)
+            break;
+        dt_sleep_ms(5);
+    }
+    kill(d.pid, SIGHUP);
+    dt_sleep_ms(100);
+    assert_int_equal(dt_call(&d, "GET", "/v1/health", NULL, NULL), 200); /* still serving */
+    kill(d.pid, SIGTERM);
+    pthread_join(th[1], NULL);
+    assert_int_equal(a[1].code, 200);
+    assert_string_equal(dt_str(a[1].json, "state"), "cancelled");
+    assert_non_null(strstr(dt_str(a[1].json, "error"), "cancelled by engine shutdown"));
+    json_decref(a[1].json);
+    struct stat sb;
+    assert_int_not_equal(lstat(d.sock, &sb), 0); /* listener gone at once */
+    assert_int_equal(dt_stop_sig(&d, SIGTERM), 0); /* the second: cancel now, then exit 0 */
+    pthread_join(th[0], NULL);
+    assert_int_equal(a[0].code, 200);
+    assert_string_equal(dt_str(a[0].json, "state"), "cancelled");
+    assert_non_null(strstr(dt_str(a[0].json, "error"), "second stop signal"));
+    json_decref(a[0].json);
+    char *log = dt_read_file(d.log);
+    assert_non_null(strstr(log, "received SIGHUP: nothing to reload"));
+    assert_non_null(strstr(log, "received SIGTERM again: cancelled 1 running jobs"));
+    assert_non_null(strstr(log, "stopped cleanly"));
+    free(log);
+    dt_cleanup(&d);
+}
+
 static void test_sigterm_drain(void **state)
 {
     (void)state;
@@ -374,6 +431,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tcp_and_token),
         cmocka_unit_test(test_sigterm_drain),
+        cmocka_unit_test(test_signals),
         cmocka_unit_test(test_sigterm_cancel),
         cmocka_unit_test(test_sigint_idle_and_restart),
         cmocka_unit_test(test_config_errors_and_overrides),
