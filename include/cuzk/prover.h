@@ -87,7 +87,8 @@ CZ_WUR cz_status cz_prover_ensure_params(const cz_engine_backend *b, const char 
                                          cz_errbuf *err);
 
 /* A fresh trusted setup (OS randomness) for circuit_id written to
- * <base>.params/.meta/.cache/.pce. zkey_path (may be NULL): also export
+ * <base>.params/.meta/.cache/.pce and <base>.vk (bellperson's verifying
+ * key, the .params prefix), all put in place together. zkey_path (may be NULL): also export
  * the parameters as a snarkjs .zkey.
  * Checked before any work: the directory of <base> (and of zkey_path)
  * must exist or be creatable (only its last level is created, 0755;

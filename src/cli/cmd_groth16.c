@@ -71,36 +71,6 @@ static char *base_of(const char *params)
     return b;
 }
 
-/* bellperson's VerifyingKey::write is the prefix of its .params file
- * (alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, u32 BE ic
- * count, ic): copy it to <base>.vk, the file Filecoin nodes verify with. */
-static int write_vk(const char *base)
-{
-    char in[4112], out[4112]; /* base (at most 4095) + extension */
-    snprintf(in, sizeof in, "%s.params", base);
-    snprintf(out, sizeof out, "%s.vk", base);
-    FILE *f = fopen(in, "rb");
-    if (!f) return 1;
-    uint8_t head[868];
-    size_t n = fread(head, 1, sizeof head, f);
-    uint32_t nic = n == sizeof head ? (uint32_t)head[864] << 24 | (uint32_t)head[865] << 16 | (uint32_t)head[866] << 8 | head[867] : 0;
-    size_t len = 868 + (size_t)nic * 96;
-    uint8_t *buf = nic && nic < (1u << 24) ? malloc(len) : NULL;
-    int rc = 1;
-    if (buf) {
-        memcpy(buf, head, sizeof head);
-        if (fread(buf + 868, 1, len - 868, f) == len - 868) {
-            FILE *g = fopen(out, "wb");
-            rc = !g || fwrite(buf, 1, len, g) != len;
-            if (g && fclose(g)) rc = 1;
-        }
-        free(buf);
-    }
-    fclose(f);
-    if (rc) fprintf(stderr, "cuzk setup: cannot write %s\n", out);
-    return rc;
-}
-
 /* cz_status -> exit status: what could not be read or parsed is CZ_EXIT_IO;
  * the rest (unsatisfied witness, back-end failure) CZ_EXIT_FAIL */
 static int exit_of(cz_status st)
@@ -253,7 +223,7 @@ int cz_cmd_setup(int argc, char **argv)
     cz_engine_backend be;
     if ((rc = make_backend(&be, &a, &setup_cmd, true)) != 0) return rc;
     char *base = base_of(out);
-    /* without -o the prover writes <param-dir>/<id>.*: the .vk goes there too */
+    /* without -o the prover writes <param-dir>/<id>.* (the .vk too) */
     char dflt[4096];
     snprintf(dflt, sizeof dflt, "%s/%s", cz_opt_str(&a, "--param-dir", cz_default_param_dir()), circuit);
     const char *where = base ? base : dflt;
@@ -263,7 +233,6 @@ int cz_cmd_setup(int argc, char **argv)
     cz_status st = cz_prover_setup(&be, circuit, base, zkey, force, &e);
     rc = st == CZ_OK ? 0 : fail("setup", st, &e);
     if (st == CZ_ERR_INVALID_ARG && !force) fprintf(stderr, "cuzk setup: (existing files are replaced only with --force)\n");
-    if (!rc && write_vk(where)) rc = CZ_EXIT_IO;
     if (!rc)
         printf("setup %s: done in %.1f s -> %s.params%s%s\n", circuit, (cz_now_ns() - t0) / 1e9, where,
                zkey ? ", " : "", zkey ? zkey : "");

@@ -11,6 +11,7 @@
 #include "prover_internal.h"
 #include "cuzk/ntt.h"
 #include "cuzk/snarkjs.h"
+#include "cuzk/fil_params.h"
 #include "cuzk/pairing.h"
 #include <unistd.h>
 #include "cuzk/msm.h"
@@ -612,6 +613,28 @@ cz_status cz_prover_setup(const cz_engine_backend *be, const char *id, const cha
     cz_g1_affine *h_odd = NULL;
     cz_groth16_params *params = NULL;
     st = cz__store_setup(base, id, c->pce, true, b->pool, b->log, zkey_path ? &h_odd : NULL, s, &params, err);
+    if (st == CZ_OK) {
+        /* <base>.vk: bellperson's VerifyingKey::write, the file Filecoin
+         * nodes verify with; staged with the rest, so it always belongs
+         * to the .params beside it */
+        char vp[4200];
+        snprintf(vp, sizeof vp, "%s.vk", base);
+        const char *tv = cz__stage(s, vp);
+        uint8_t *vk = NULL;
+        size_t vlen = 0;
+        if (!tv)
+            st = cz_err(err, CZ_ERR_INVALID_ARG, "%s: path too long", vp);
+        else if ((st = cz_bp_vk_serialize(&params->vk, &vk, &vlen)) != CZ_OK)
+            cz_err(err, st, "%s: cannot serialize the verifying key", vp);
+        else {
+            FILE *f = fopen(tv, "wb");
+            bool ok = f && fwrite(vk, 1, vlen, f) == vlen;
+            if (f && fclose(f) != 0) ok = false;
+            if (!ok) st = cz_err(err, CZ_ERR_IO, "cannot write %s", tv);
+        }
+        free(vk);
+        if (st != CZ_OK) cz__stage_abort(s);
+    }
     if (st == CZ_OK && zkey_path) {
         const char *tz = cz__stage(s, zkey_path);
         cz_snarkjs_zkey *z = NULL;

@@ -284,10 +284,10 @@ static void setup_without_force_refused(void **state)
     char a[128];
     snprintf(a, sizeof a, "%s/keep", dir);
     setup_at(a, CID, false);
-    const char *ext[] = {"params", "meta", "cache", "pce"};
-    uint8_t *before[4];
-    size_t n[4];
-    for (int i = 0; i < 4; i++) before[i] = slurp(a, ext[i], &n[i]);
+    const char *ext[] = {"params", "meta", "cache", "pce", "vk"};
+    uint8_t *before[5];
+    size_t n[5];
+    for (int i = 0; i < 5; i++) before[i] = slurp(a, ext[i], &n[i]);
     cz_engine_backend be;
     FILE *log;
     cz_errbuf e = {{0}};
@@ -296,7 +296,9 @@ static void setup_without_force_refused(void **state)
     fprintf(stderr, "no force: %s\n", e.msg);
     assert_non_null(strstr(e.msg, "keep.params"));
     assert_non_null(strstr(e.msg, "--force"));
-    for (int i = 0; i < 4; i++) assert_true(same_file(a, ext[i], before[i], n[i]));
+    for (int i = 0; i < 5; i++) assert_true(same_file(a, ext[i], before[i], n[i]));
+    /* the .vk is the .params prefix (bellperson's VerifyingKey::write) */
+    assert_true(n[4] > 868 && n[4] < n[0] && !memcmp(before[4], before[0], n[4]));
     /* a temporary file of a killed setup (its process gone) and one of a
      * live process (this one): the next setup removes only the first */
     pid_t dead = fork();
@@ -315,7 +317,8 @@ static void setup_without_force_refused(void **state)
     unlink(live);
     assert_false(same_file(a, "params", before[0], n[0]));
     assert_false(same_file(a, "meta", before[1], n[1]));
-    for (int i = 0; i < 4; i++) free(before[i]);
+    assert_false(same_file(a, "vk", before[4], n[4])); /* replaced with its .params */
+    for (int i = 0; i < 5; i++) free(before[i]);
     assert_int_equal(prove_and_verify(a, a), CZ_OK);
 }
 
@@ -357,10 +360,10 @@ static void interrupted_setup_keeps_old(void **state)
     assert_int_equal(mkdir(sub, 0755), 0);
     snprintf(a, sizeof a, "%s/%s", sub, big);
     setup_at(a, big, false);
-    const char *ext[] = {"params", "meta", "cache", "pce"};
-    uint8_t *before[4];
-    size_t n[4];
-    for (int i = 0; i < 4; i++) before[i] = slurp(a, ext[i], &n[i]);
+    const char *ext[] = {"params", "meta", "cache", "pce", "vk"};
+    uint8_t *before[5];
+    size_t n[5];
+    for (int i = 0; i < 5; i++) before[i] = slurp(a, ext[i], &n[i]);
 
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -394,7 +397,7 @@ static void interrupted_setup_keeps_old(void **state)
     assert_true(WIFSIGNALED(ws));
     assert_int_equal(WTERMSIG(ws), SIGTERM);
 
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         assert_true(same_file(a, ext[i], before[i], n[i]));
         free(before[i]);
     }
@@ -407,7 +410,7 @@ static void interrupted_setup_keeps_old(void **state)
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
         fprintf(stderr, "left: %s\n", de->d_name);
         bool known = false;
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             char want[64];
             snprintf(want, sizeof want, "%s.%s", big, ext[i]);
             known |= !strcmp(de->d_name, want);
@@ -416,7 +419,7 @@ static void interrupted_setup_keeps_old(void **state)
         files++;
     }
     closedir(dh);
-    assert_int_equal(files, 4);
+    assert_int_equal(files, 5);
     /* and the old set still loads straight from its cache */
     cz_engine_backend be;
     FILE *log;
