@@ -66,6 +66,11 @@ static inline cz_bp_bool cz_bp_bool_not(cz_bp_bool b) {
     return b;
 }
 
+/* The three linear combinations of one constraint: initialised together,
+ * and cz_bp_enforce3 enforces a·b = c under name and frees all three. */
+void cz_bp_lc3_init(cz_cs *cs, cz_lc *a, cz_lc *b, cz_lc *c);
+void cz_bp_enforce3(cz_cs *cs, cz_lc *a, cz_lc *b, cz_lc *c, const char *name);
+
 /* AllocatedBit::alloc: allocate aux `value` and enforce (1 − a)·a = 0
  * (A = ONE − a, B = a, C = 0). */
 void cz_bp_abit_alloc(cz_cs *cs, cz_bp_abit *out, bool value);

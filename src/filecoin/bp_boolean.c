@@ -48,19 +48,14 @@ void cz_bp_abit_xor(cz_cs *cs, cz_bp_abit *out, const cz_bp_abit *a, const cz_bp
     bool r = x.value ^ y.value;
     cz_var c = alloc_bit_var(cs, r);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, x.var);
     cz_lc_add_var(&la, x.var);
     cz_lc_add_var(&lb, y.var);
     cz_lc_add_var(&lc, x.var);
     cz_lc_add_var(&lc, y.var);
     cz_lc_sub_var(&lc, c);
-    cz_cs_enforce(cs, &la, &lb, &lc, "xor constraint");
-    cz_lc_free(&la);
-    cz_lc_free(&lb);
-    cz_lc_free(&lc);
+    cz_bp_enforce3(cs, &la, &lb, &lc, "xor constraint");
     out->var = c;
     out->value = keep(cs, r);
 }
@@ -71,16 +66,11 @@ void cz_bp_abit_and(cz_cs *cs, cz_bp_abit *out, const cz_bp_abit *a, const cz_bp
     bool r = x.value & y.value;
     cz_var c = alloc_bit_var(cs, r);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, x.var);
     cz_lc_add_var(&lb, y.var);
     cz_lc_add_var(&lc, c);
-    cz_cs_enforce(cs, &la, &lb, &lc, "and constraint");
-    cz_lc_free(&la);
-    cz_lc_free(&lb);
-    cz_lc_free(&lc);
+    cz_bp_enforce3(cs, &la, &lb, &lc, "and constraint");
     out->var = c;
     out->value = keep(cs, r);
 }
@@ -91,17 +81,12 @@ void cz_bp_abit_and_not(cz_cs *cs, cz_bp_abit *out, const cz_bp_abit *a, const c
     bool r = x.value & !y.value;
     cz_var c = alloc_bit_var(cs, r);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, x.var);
     cz_lc_add_var(&lb, CZ_VAR_ONE);
     cz_lc_sub_var(&lb, y.var);
     cz_lc_add_var(&lc, c);
-    cz_cs_enforce(cs, &la, &lb, &lc, "and not constraint");
-    cz_lc_free(&la);
-    cz_lc_free(&lb);
-    cz_lc_free(&lc);
+    cz_bp_enforce3(cs, &la, &lb, &lc, "and not constraint");
     out->var = c;
     out->value = keep(cs, r);
 }
@@ -112,18 +97,13 @@ void cz_bp_abit_nor(cz_cs *cs, cz_bp_abit *out, const cz_bp_abit *a, const cz_bp
     bool r = !x.value & !y.value;
     cz_var c = alloc_bit_var(cs, r);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, CZ_VAR_ONE);
     cz_lc_sub_var(&la, x.var);
     cz_lc_add_var(&lb, CZ_VAR_ONE);
     cz_lc_sub_var(&lb, y.var);
     cz_lc_add_var(&lc, c);
-    cz_cs_enforce(cs, &la, &lb, &lc, "nor constraint");
-    cz_lc_free(&la);
-    cz_lc_free(&lb);
-    cz_lc_free(&lc);
+    cz_bp_enforce3(cs, &la, &lb, &lc, "nor constraint");
     out->var = c;
     out->value = keep(cs, r);
 }
@@ -260,18 +240,13 @@ cz_bp_bool cz_bp_bool_sha256_ch(cz_cs *cs, const cz_bp_bool *a, const cz_bp_bool
     cz_fr m1;
     cz_fr_neg(&m1, &CZ_FR_ONE);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_bp_bool_lc_add(&la, b, NULL); /* b − c */
     cz_bp_bool_lc_add(&la, c, &m1);
     cz_bp_bool_lc_add(&lb, a, NULL); /* · a */
     cz_lc_add_var(&lc, ch);          /* = ch − c */
     cz_bp_bool_lc_add(&lc, c, &m1);
-    cz_cs_enforce(cs, &la, &lb, &lc, "ch computation");
-    cz_lc_free(&la);
-    cz_lc_free(&lb);
-    cz_lc_free(&lc);
+    cz_bp_enforce3(cs, &la, &lb, &lc, "ch computation");
     cz_bp_abit bit = { ch, keep(cs, ch_value) };
     return cz_bp_bool_is(bit);
 }
@@ -314,9 +289,7 @@ cz_bp_bool cz_bp_bool_sha256_maj(cz_cs *cs, const cz_bp_bool *a, const cz_bp_boo
     cz_fr m1;
     cz_fr_neg(&m1, &CZ_FR_ONE);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_bp_bool_lc_add(&la, &bc, NULL); /* bc + bc − b − c */
     cz_bp_bool_lc_add(&la, &bc, NULL);
     cz_bp_bool_lc_add(&la, b, &m1);
@@ -324,10 +297,7 @@ cz_bp_bool cz_bp_bool_sha256_maj(cz_cs *cs, const cz_bp_bool *a, const cz_bp_boo
     cz_bp_bool_lc_add(&lb, a, NULL);   /* · a */
     cz_bp_bool_lc_add(&lc, &bc, NULL); /* = bc − maj */
     cz_lc_sub_var(&lc, maj);
-    cz_cs_enforce(cs, &la, &lb, &lc, "maj computation");
-    cz_lc_free(&la);
-    cz_lc_free(&lb);
-    cz_lc_free(&lc);
+    cz_bp_enforce3(cs, &la, &lb, &lc, "maj computation");
     cz_bp_abit bit = { maj, keep(cs, maj_value) };
     return cz_bp_bool_is(bit);
 }

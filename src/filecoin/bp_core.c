@@ -21,6 +21,19 @@ void cz_bp_abit_alloc(cz_cs *cs, cz_bp_abit *out, bool value) {
     cz_lc_free(&b);
 }
 
+void cz_bp_lc3_init(cz_cs *cs, cz_lc *a, cz_lc *b, cz_lc *c) {
+    cz_lc_init(a, cs);
+    cz_lc_init(b, cs);
+    cz_lc_init(c, cs);
+}
+
+void cz_bp_enforce3(cz_cs *cs, cz_lc *a, cz_lc *b, cz_lc *c, const char *name) {
+    cz_cs_enforce(cs, a, b, c, name);
+    cz_lc_free(a);
+    cz_lc_free(b);
+    cz_lc_free(c);
+}
+
 void cz_bp_bool_lc_add(cz_lc *lc, const cz_bp_bool *b, const cz_fr *coeff) {
     cz_fr one, neg;
     if (!coeff) {

@@ -41,16 +41,11 @@ static void chunk_num(cz_bp_lcnum *num, const cz_cs *cs, const cz_bp_bool *bits,
 /* num · 1 = v */
 static void enforce_packing(cz_cs *cs, const cz_bp_lcnum *num, cz_var v, const char *name) {
     cz_lc a, b, c;
-    cz_lc_init(&a, cs);
-    cz_lc_init(&b, cs);
-    cz_lc_init(&c, cs);
+    cz_bp_lc3_init(cs, &a, &b, &c);
     cz_bp_lcnum_lc(&a, num, NULL);
     cz_lc_add_var(&b, CZ_VAR_ONE);
     cz_lc_add_var(&c, v);
-    cz_cs_enforce(cs, &a, &b, &c, name);
-    cz_lc_free(&a);
-    cz_lc_free(&b);
-    cz_lc_free(&c);
+    cz_bp_enforce3(cs, &a, &b, &c, name);
 }
 
 /* as multipack::pack_into_inputs */

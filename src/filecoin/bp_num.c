@@ -15,13 +15,6 @@
 
 /* ---- small LC helpers ---------------------------------------------------- */
 
-static void enforce3(cz_cs *cs, cz_lc *a, cz_lc *b, cz_lc *c, const char *name) {
-    cz_cs_enforce(cs, a, b, c, name);
-    cz_lc_free(a);
-    cz_lc_free(b);
-    cz_lc_free(c);
-}
-
 /* ---- Num ------------------------------------------------------------------ */
 
 void cz_bp_lcnum_init(cz_bp_lcnum *n, const cz_cs *cs) {
@@ -98,13 +91,11 @@ void cz_bp_num_mul(cz_cs *cs, cz_bp_num *out, const cz_bp_num *a, const cz_bp_nu
     cz_var av = a->var, bv = b->var;
     cz_bp_num_alloc(cs, out, &v);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, av);
     cz_lc_add_var(&lb, bv);
     cz_lc_add_var(&lc, out->var);
-    enforce3(cs, &la, &lb, &lc, "multiplication constraint");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "multiplication constraint");
 }
 
 /* as bellpepper-core AllocatedNum::square */
@@ -114,13 +105,11 @@ void cz_bp_num_square(cz_cs *cs, cz_bp_num *out, const cz_bp_num *a) {
     cz_var av = a->var;
     cz_bp_num_alloc(cs, out, &v);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, av);
     cz_lc_add_var(&lb, av);
     cz_lc_add_var(&lc, out->var);
-    enforce3(cs, &la, &lb, &lc, "squaring constraint");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "squaring constraint");
 }
 
 /* as bellpepper-core AllocatedNum::assert_nonzero */
@@ -135,13 +124,11 @@ void cz_bp_num_assert_nonzero(cz_cs *cs, const cz_bp_num *a) {
     cz_var iv;
     cz_cs_alloc_aux(cs, &iv, &inv);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, a->var);
     cz_lc_add_var(&lb, iv);
     cz_lc_add_var(&lc, CZ_VAR_ONE);
-    enforce3(cs, &la, &lb, &lc, "nonzero assertion constraint");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "nonzero assertion constraint");
 }
 
 /* as bellpepper-core AllocatedNum::conditionally_reverse */
@@ -155,28 +142,24 @@ void cz_bp_num_conditionally_reverse(cz_cs *cs, cz_bp_num *c, cz_bp_num *d, cons
     cz_cs_push_scope(cs, "conditional reversal result 1");
     cz_bp_num_alloc(cs, c, sw ? &B.value : &A.value);
     cz_cs_pop_scope(cs);
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, A.var);
     cz_lc_sub_var(&la, B.var);
     cz_bp_bool_lc_add(&lb, &k, NULL);
     cz_lc_add_var(&lc, A.var);
     cz_lc_sub_var(&lc, c->var);
-    enforce3(cs, &la, &lb, &lc, "first conditional reversal");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "first conditional reversal");
 
     cz_cs_push_scope(cs, "conditional reversal result 2");
     cz_bp_num_alloc(cs, d, sw ? &A.value : &B.value);
     cz_cs_pop_scope(cs);
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, B.var);
     cz_lc_sub_var(&la, A.var);
     cz_bp_bool_lc_add(&lb, &k, NULL);
     cz_lc_add_var(&lc, B.var);
     cz_lc_sub_var(&lc, d->var);
-    enforce3(cs, &la, &lb, &lc, "second conditional reversal");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "second conditional reversal");
 }
 
 /* ---- storage-proofs-core gadgets/constraint.rs ------------------------------ */
@@ -184,40 +167,34 @@ void cz_bp_num_conditionally_reverse(cz_cs *cs, cz_bp_num *c, cz_bp_num *d, cons
 /* as constraint::equal: a · 1 = b */
 void cz_bp_constraint_equal(cz_cs *cs, const cz_bp_num *a, const cz_bp_num *b) {
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, a->var);
     cz_lc_add_var(&lb, CZ_VAR_ONE);
     cz_lc_add_var(&lc, b->var);
-    enforce3(cs, &la, &lb, &lc, "equal");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "equal");
 }
 
 /* as constraint::sum: (a + b) · 1 = sum */
 void cz_bp_constraint_sum(cz_cs *cs, const cz_bp_num *a, const cz_bp_num *b, const cz_bp_num *s) {
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, a->var);
     cz_lc_add_var(&la, b->var);
     cz_lc_add_var(&lb, CZ_VAR_ONE);
     cz_lc_add_var(&lc, s->var);
-    enforce3(cs, &la, &lb, &lc, "sum constraint");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "sum constraint");
 }
 
 /* as constraint::difference: (difference + b) · 1 = a */
 void cz_bp_constraint_difference(cz_cs *cs, const cz_bp_num *a, const cz_bp_num *b,
                                  const cz_bp_num *d) {
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, d->var);
     cz_lc_add_var(&la, b->var);
     cz_lc_add_var(&lb, CZ_VAR_ONE);
     cz_lc_add_var(&lc, a->var);
-    enforce3(cs, &la, &lb, &lc, "subtraction constraint");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "subtraction constraint");
 }
 
 /* as constraint::add */
@@ -288,15 +265,13 @@ void cz_bp_pick(cz_cs *cs, cz_bp_num *out, const cz_bp_bool *cond, const cz_bp_n
     cz_bp_num_alloc(cs, out, cz_bp_bool_value(&k) ? &A.value : &B.value);
     cz_cs_pop_scope(cs);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, B.var);
     cz_lc_sub_var(&la, A.var);
     cz_bp_bool_lc_add(&lb, &k, NULL);
     cz_lc_add_var(&lc, B.var);
     cz_lc_sub_var(&lc, out->var);
-    enforce3(cs, &la, &lb, &lc, "pick");
+    cz_bp_enforce3(cs, &la, &lb, &lc, "pick");
 }
 
 static void pick_named(cz_cs *cs, const char *name, cz_bp_num *out, const cz_bp_bool *cond,

@@ -74,16 +74,11 @@ static void ensure_allocated(cz_cs *cs, cz_bp_num *out, const elt *e) {
     cz_bp_num_alloc(cs, out, &e->lc.value);
     cz_cs_pop_scope(cs);
     cz_lc a, b, c;
-    cz_lc_init(&a, cs);
-    cz_lc_init(&b, cs);
-    cz_lc_init(&c, cs);
+    cz_bp_lc3_init(cs, &a, &b, &c);
     cz_bp_lcnum_lc(&a, &e->lc, NULL);
     cz_lc_add_var(&b, CZ_VAR_ONE);
     cz_lc_add_var(&c, out->var);
-    cz_cs_enforce(cs, &a, &b, &c, "enforce num allocation preserves lc");
-    cz_lc_free(&a);
-    cz_lc_free(&b);
-    cz_lc_free(&c);
+    cz_bp_enforce3(cs, &a, &b, &c, "enforce num allocation preserves lc");
 }
 
 /* as neptune circuit.rs square_sum(to_add, num, enforce = true):
@@ -96,18 +91,13 @@ static void square_sum(cz_cs *cs, cz_bp_num *res, const cz_fr *to_add, const cz_
     cz_bp_num_alloc(cs, res, &v);
     cz_cs_pop_scope(cs);
     cz_lc a, b, c;
-    cz_lc_init(&a, cs);
-    cz_lc_init(&b, cs);
-    cz_lc_init(&c, cs);
+    cz_bp_lc3_init(cs, &a, &b, &c);
     cz_lc_add_var(&a, num->var);
     cz_lc_add(&a, CZ_VAR_ONE, to_add);
     cz_lc_add_var(&b, num->var);
     cz_lc_add(&b, CZ_VAR_ONE, to_add);
     cz_lc_add_var(&c, res->var);
-    cz_cs_enforce(cs, &a, &b, &c, "squared sum constraint");
-    cz_lc_free(&a);
-    cz_lc_free(&b);
-    cz_lc_free(&c);
+    cz_bp_enforce3(cs, &a, &b, &c, "squared sum constraint");
 }
 
 /* as neptune circuit.rs mul_sum(a, b, pre_add, post_add, enforce = true):
@@ -122,9 +112,7 @@ static void mul_sum(cz_cs *cs, cz_bp_num *res, const cz_bp_num *a, const cz_bp_n
     cz_bp_num_alloc(cs, res, &v);
     cz_cs_pop_scope(cs);
     cz_lc la, lb, lc;
-    cz_lc_init(&la, cs);
-    cz_lc_init(&lb, cs);
-    cz_lc_init(&lc, cs);
+    cz_bp_lc3_init(cs, &la, &lb, &lc);
     cz_lc_add_var(&la, b->var);
     if (pre_add) cz_lc_add(&la, CZ_VAR_ONE, pre_add);
     cz_lc_add_var(&lb, a->var);
