@@ -5,7 +5,7 @@
  * fixture.json), base64 against RFC 4648 §10 and OpenSSL, and a systematic
  * set of tampered inputs whose errors must name the right JSON path.
  */
-#include "testutil.h"
+#include "filtest.h"
 
 #include "cuzk/fil_c1.h"
 
@@ -20,16 +20,6 @@
 static char *load(const char *rel, size_t *len)
 {
     return (char *)cz_read_file(cz_vector_path(rel), len);
-}
-
-static void hex32(const char *hex, uint8_t out[32])
-{
-    assert_int_equal(strlen(hex), 64);
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-        out[i] = (uint8_t)v;
-    }
 }
 
 static bool is_zeroed(const cz_fil_c1 *c)
@@ -61,15 +51,15 @@ static void check_reference(const cz_fil_c1 *c)
     assert_string_equal(c->registered_proof->name, json_string_value(json_object_get(f, "registered_proof")));
     assert_string_equal(c->registered_proof->name, "StackedDrg2KiBV1_1");
     uint8_t want[32];
-    hex32(json_string_value(json_object_get(f, "comm_d_hex")), want);
+    fil_unhex(want, json_string_value(json_object_get(f, "comm_d_hex")), 32);
     assert_memory_equal(c->comm_d.b, want, 32);
-    hex32(json_string_value(json_object_get(f, "comm_r_hex")), want);
+    fil_unhex(want, json_string_value(json_object_get(f, "comm_r_hex")), 32);
     assert_memory_equal(c->comm_r.b, want, 32);
-    hex32(json_string_value(json_object_get(json_object_get(f, "replica_id"), "le_hex")), want);
+    fil_unhex(want, json_string_value(json_object_get(json_object_get(f, "replica_id"), "le_hex")), 32);
     assert_memory_equal(c->replica_id.b, want, 32);
-    hex32(json_string_value(json_object_get(f, "seed_hex")), want);
+    fil_unhex(want, json_string_value(json_object_get(f, "seed_hex")), 32);
     assert_memory_equal(c->seed, want, 32);
-    hex32(json_string_value(json_object_get(f, "ticket_hex")), want);
+    fil_unhex(want, json_string_value(json_object_get(f, "ticket_hex")), 32);
     assert_memory_equal(c->ticket, want, 32);
 
     /* Shapes: 1 partition × 2 challenges, 2 layers, tree D 6 binary
@@ -77,7 +67,7 @@ static void check_reference(const cz_fil_c1 *c)
     assert_int_equal(c->npartitions, 1);
     assert_int_equal(c->partitions[0].nchallenges, 2);
     uint8_t comm_r_last[32];
-    hex32(json_string_value(json_object_get(f, "comm_r_last_hex")), comm_r_last);
+    fil_unhex(comm_r_last, json_string_value(json_object_get(f, "comm_r_last_hex")), 32);
     /* The reference's challenges are nodes 48 and 36: tree D's path, the
      * replica column and the encoding proof all prove that node. */
     static const uint64_t challenge[2] = { 48, 36 };

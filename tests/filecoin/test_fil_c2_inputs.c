@@ -12,7 +12,7 @@
  * - parameters.json's file names (the table) for the identifiers' SHA-256;
  * - OpenSSL's BLAKE2b-512 for the digest.
  */
-#include "testutil.h"
+#include "filtest.h"
 
 #include "cuzk/fil_challenge.h"
 #include "cuzk/fil_params.h"
@@ -26,26 +26,6 @@
 
 #define DIR "filecoin/porep-2k-v1.1/"
 
-static void hex32(const char *hex, uint8_t out[32]) {
-    assert_non_null(hex);
-    assert_int_equal(strlen(hex), 64);
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-        out[i] = (uint8_t)v;
-    }
-}
-
-static json_t *load_json(const char *rel) {
-    size_t len;
-    char *b = (char *)cz_read_file(cz_vector_path(rel), &len);
-    json_error_t je;
-    json_t *j = json_loadb(b, len, 0, &je);
-    free(b);
-    assert_non_null(j);
-    return j;
-}
-
 static void load_c1(cz_fil_c1 *c1, const char *rel) {
     cz_errbuf e = {{0}};
     cz_status st = cz_fil_c1_read_file(c1, cz_vector_path(rel), &e);
@@ -55,7 +35,7 @@ static void load_c1(cz_fil_c1 *c1, const char *rel) {
 
 /* fixture.json public_inputs_per_partition[0] as Fr. */
 static size_t fixture_inputs(cz_fr *out, size_t cap) {
-    json_t *f = load_json(DIR "fixture.json");
+    json_t *f = fil_load_json(DIR "fixture.json");
     json_t *parts = json_object_get(f, "public_inputs_per_partition");
     assert_int_equal(json_array_size(parts), 1);
     json_t *p0 = json_array_get(parts, 0);
@@ -64,7 +44,7 @@ static size_t fixture_inputs(cz_fr *out, size_t cap) {
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_array_get(p0, i);
         uint8_t le[32];
-        hex32(json_string_value(json_object_get(v, "le_hex")), le);
+        fil_unhex(le, json_string_value(json_object_get(v, "le_hex")), 32);
         assert_int_equal(cz_fr_from_bytes_le(&out[i], le), CZ_OK);
         cz_fr d;
         assert_int_equal(cz_fr_from_dec(&d, json_string_value(json_object_get(v, "dec"))), CZ_OK);
@@ -147,7 +127,7 @@ static void test_inputs_match_c1_openings(void **state) {
 /* circuits.json's public-input counts, for every registered proof. */
 static void test_input_counts(void **state) {
     (void)state;
-    json_t *cj = load_json("filecoin/circuits.json");
+    json_t *cj = fil_load_json("filecoin/circuits.json");
     json_t *counts = json_object_get(cj, "counts");
     size_t checked = 0;
     for (size_t i = 0; i < cz_fil_seal_proofs_count; i++) {

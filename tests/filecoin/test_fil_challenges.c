@@ -9,7 +9,7 @@
  *   second derivation built from OpenSSL (SHA-256, keyed BLAKE2b, ChaCha20)
  *   and GMP (the 256-bit reduction).
  */
-#include "testutil.h"
+#include "filtest.h"
 
 #include <openssl/evp.h>
 #include <openssl/core_names.h>
@@ -22,24 +22,6 @@
 #include "regression_data.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
-
-static void hex32(uint8_t out[32], const char *hex) {
-    assert_non_null(hex);
-    assert_int_equal(strlen(hex), 64);
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-        out[i] = (uint8_t)v;
-    }
-}
-
-static json_t *load_json(const char *rel) {
-    json_error_t e;
-    json_t *j = json_load_file(cz_vector_path(rel), 0, &e);
-    if (!j) fprintf(stderr, "%s: %s (line %d)\n", rel, e.text, e.line);
-    assert_non_null(j);
-    return j;
-}
 
 static void json_bytes32(uint8_t out[32], json_t *a) {
     assert_true(json_is_array(a));
@@ -156,17 +138,16 @@ static void ref_challenges(uint64_t *out, cz_fil_challenge_mode mode, uint64_t n
 
 static void test_fixture_replica_id_and_challenges(void **state) {
     (void)state;
-    json_t *f = load_json("filecoin/porep-2k-v1.1/fixture.json");
+    json_t *f = fil_load_json("filecoin/porep-2k-v1.1/fixture.json");
     uint8_t prover[32], ticket[32], seed[32], porep_id[32];
     cz_fil_domain comm_d, comm_r, want_rid, rid;
-    hex32(prover, json_string_value(json_object_get(f, "prover_id_hex")));
-    hex32(ticket, json_string_value(json_object_get(f, "ticket_hex")));
-    hex32(seed, json_string_value(json_object_get(f, "seed_hex")));
-    hex32(porep_id, json_string_value(json_object_get(f, "porep_id_hex")));
-    hex32(comm_d.b, json_string_value(json_object_get(f, "comm_d_hex")));
-    hex32(comm_r.b, json_string_value(json_object_get(f, "comm_r_hex")));
-    hex32(want_rid.b,
-          json_string_value(json_object_get(json_object_get(f, "replica_id"), "le_hex")));
+    fil_unhex(prover, json_string_value(json_object_get(f, "prover_id_hex")), 32);
+    fil_unhex(ticket, json_string_value(json_object_get(f, "ticket_hex")), 32);
+    fil_unhex(seed, json_string_value(json_object_get(f, "seed_hex")), 32);
+    fil_unhex(porep_id, json_string_value(json_object_get(f, "porep_id_hex")), 32);
+    fil_unhex(comm_d.b, json_string_value(json_object_get(f, "comm_d_hex")), 32);
+    fil_unhex(comm_r.b, json_string_value(json_object_get(f, "comm_r_hex")), 32);
+    fil_unhex(want_rid.b, json_string_value(json_object_get(json_object_get(f, "replica_id"), "le_hex")), 32);
     uint64_t sector_id = (uint64_t)json_integer_value(json_object_get(f, "sector_id"));
     assert_int_equal(sector_id, 42);
 
@@ -189,7 +170,7 @@ static void test_fixture_replica_id_and_challenges(void **state) {
     assert_int_equal(cpp, 2);
     assert_int_equal(json_array_size(pis), 3 + 18 * cpp);
     uint8_t b[32];
-    hex32(b, json_string_value(json_object_get(json_array_get(pis, 0), "le_hex")));
+    fil_unhex(b, json_string_value(json_object_get(json_array_get(pis, 0), "le_hex")), 32);
     assert_memory_equal(b, rid.b, 32);
 
     uint64_t ch[2];
@@ -207,7 +188,7 @@ static void test_fixture_replica_id_and_challenges(void **state) {
     assert_int_equal(ch[1], 36);
 
     /* The C1 output's proofs are for the same nodes, in order. */
-    json_t *c1 = load_json("filecoin/porep-2k-v1.1/c1.json");
+    json_t *c1 = fil_load_json("filecoin/porep-2k-v1.1/c1.json");
     uint8_t c1_rid[32], c1_seed[32];
     json_bytes32(c1_rid, json_object_get(c1, "replica_id"));
     json_bytes32(c1_seed, json_object_get(c1, "seed"));

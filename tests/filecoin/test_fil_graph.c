@@ -19,7 +19,7 @@
  *    uncached; the integer ceil(log2) equals libm's around every power of
  *    two up to 2^36.
  */
-#include "testutil.h"
+#include "filtest.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -38,15 +38,6 @@ static void from_u64s_le(cz_fil_domain *d, uint64_t a, uint64_t b, uint64_t c, u
         d->b[i] = (uint8_t)(l[i / 8] >> (8 * (i % 8)));
 }
 
-static void hex2bin(uint8_t *out, const char *hex, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-        out[i] = (uint8_t)v;
-    }
-}
-
 static void json_domain(cz_fil_domain *d, const json_t *a)
 {
     assert_true(json_is_array(a));
@@ -56,15 +47,6 @@ static void json_domain(cz_fil_domain *d, const json_t *a)
         assert_true(v >= 0 && v <= 255);
         d->b[i] = (uint8_t)v;
     }
-}
-
-static json_t *load_json(const char *rel)
-{
-    json_error_t e;
-    json_t *j = json_load_file(cz_vector_path(rel), 0, &e);
-    if (!j)
-        fail_msg("%s: %s (line %d)", rel, e.text, e.line);
-    return j;
 }
 
 /* ---- test_stacked_porep_generate_labels -------------------------------------- */
@@ -129,19 +111,19 @@ static void fr32_pad(uint8_t *out, const uint8_t *in, size_t in_len)
 static void test_porep_2k(void **state)
 {
     (void)state;
-    json_t *fx = load_json("filecoin/porep-2k-v1.1/fixture.json");
-    json_t *c1 = load_json("filecoin/porep-2k-v1.1/c1.json");
+    json_t *fx = fil_load_json("filecoin/porep-2k-v1.1/fixture.json");
+    json_t *c1 = fil_load_json("filecoin/porep-2k-v1.1/c1.json");
 
     const uint64_t nodes = 64;
     const unsigned layers = (unsigned)json_integer_value(json_object_get(fx, "layers"));
     assert_int_equal(layers, 2);
     uint8_t porep_id[32];
-    hex2bin(porep_id, json_string_value(json_object_get(fx, "porep_id_hex")), 32);
+    fil_unhex(porep_id, json_string_value(json_object_get(fx, "porep_id_hex")), 32);
     cz_fil_domain rid;
     json_domain(&rid, json_object_get(c1, "replica_id"));
     {
         cz_fil_domain r2;
-        hex2bin(r2.b, json_string_value(json_object_get(json_object_get(fx, "replica_id"), "le_hex")), 32);
+        fil_unhex(r2.b, json_string_value(json_object_get(json_object_get(fx, "replica_id"), "le_hex")), 32);
         assert_memory_equal(rid.b, r2.b, 32);
     }
     cz_fil_graph g;

@@ -4,7 +4,7 @@
  * against RFC 8439 §2.3.2 / §2.4.2, and the rand_chacha word stream
  * against the RFC 7539 all-zero keystream.
  */
-#include "testutil.h"
+#include "filtest.h"
 
 #include <openssl/evp.h>
 #include <openssl/core_names.h>
@@ -12,14 +12,6 @@
 #include <string.h>
 
 #include "cuzk/fil_hash.h"
-
-static void hex2bin(uint8_t *out, const char *hex) {
-    for (size_t i = 0; hex[2 * i]; i++) {
-        unsigned v;
-        sscanf(hex + 2 * i, "%2x", &v);
-        out[i] = (uint8_t)v;
-    }
-}
 
 static void ossl_digest(const char *name, const uint8_t *in, size_t len, uint8_t *out, unsigned *outlen) {
     EVP_MD *md = EVP_MD_fetch(NULL, name, NULL);
@@ -138,14 +130,14 @@ static void test_chacha20_ietf_rfc8439(void **state) {
     (void)state;
     uint8_t key[32], nonce[12];
     for (int i = 0; i < 32; i++) key[i] = (uint8_t)i;
-    hex2bin(nonce, "000000000000004a00000000");
+    fil_unhex(nonce, "000000000000004a00000000", sizeof nonce);
     const char *pt = "Ladies and Gentlemen of the class of '99: If I could offer you only one "
                      "tip for the future, sunscreen would be it.";
     uint8_t want[114];
-    hex2bin(want, "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0b"
+    fil_unhex(want, "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0b"
                   "f91b65c5524733ab8f593dabcd62b3571639d624e65152ab8f530c359f0861d8"
                   "07ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab7793736"
-                  "5af90bbf74a35be6b40b8eedf2785e42874d");
+                  "5af90bbf74a35be6b40b8eedf2785e42874d", sizeof want);
     uint8_t buf[114];
     memcpy(buf, pt, 114);
     cz_chacha20_ietf c;

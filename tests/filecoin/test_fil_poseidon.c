@@ -9,7 +9,7 @@
  *    domain tags, filecoin-hashers' tree root and hash_md;
  *  - optimised == plain on random inputs (a self-consistency check on top).
  */
-#include "testutil.h"
+#include "filtest.h"
 #include "cuzk/fil_poseidon.h"
 #include "cuzk/sha256.h"
 
@@ -22,23 +22,11 @@
 static const unsigned fil_arities[] = {2, 4, 8, 11, 16, 24, 36};
 #define N_FIL_ARITIES (sizeof fil_arities / sizeof fil_arities[0])
 
-static json_t *load_json(const char *rel)
-{
-    size_t len;
-    uint8_t *buf = cz_read_file(cz_vector_path(rel), &len);
-    json_error_t e;
-    json_t *j = json_loadb((const char *)buf, len, 0, &e);
-    free(buf);
-    if (!j)
-        fail_msg("%s: %s (line %d)", rel, e.text, e.line);
-    return j;
-}
-
 static json_t *kats(void)
 {
     static json_t *j;
     if (!j)
-        j = load_json("filecoin/neptune-kats.json");
+        j = fil_load_json("filecoin/neptune-kats.json");
     return j;
 }
 
@@ -259,7 +247,7 @@ static void hash_all_ways(cz_fr *out, const cz_neptune_constants *c, const cz_fr
 static void test_neptune_json(void **state)
 {
     (void)state;
-    json_t *j = load_json("filecoin/poseidon-neptune.json");
+    json_t *j = fil_load_json("filecoin/poseidon-neptune.json");
     json_t *k = json_object_get(j, "kats");
     assert_int_equal(json_array_size(k), 3);
     for (size_t i = 0; i < json_array_size(k); i++) {
@@ -485,7 +473,7 @@ static void test_fil_hash_md(void **state)
 static void test_fil_columns(void **state)
 {
     (void)state;
-    json_t *j = load_json("filecoin/poseidon-neptune.json");
+    json_t *j = fil_load_json("filecoin/poseidon-neptune.json");
     json_t *k = json_object_get(j, "kats");
     for (size_t i = 0; i < json_array_size(k); i++) {
         json_t *e = json_array_get(k, i);

@@ -8,7 +8,7 @@
  * value. Trees of the 8-8-0 and 8-8-2 shapes (32/64GiB) are checked on
  * small leaf counts against a direct recomputation.
  */
-#include "testutil.h"
+#include "filtest.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -24,21 +24,12 @@
 static json_t *fixture;
 static cz_fil_c1 ref_c1;
 
-static void hex32(uint8_t out[32], const char *hex) {
-    assert_int_equal(strlen(hex), 64);
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-        out[i] = (uint8_t)v;
-    }
-}
-
 static void fixture_hex(uint8_t out[32], const char *key) {
     json_t *v = json_object_get(fixture, key);
     assert_non_null(v);
     if (json_is_object(v)) v = json_object_get(v, "le_hex");
     assert_true(json_is_string(v));
-    hex32(out, json_string_value(v));
+    fil_unhex(out, json_string_value(v), 32);
 }
 
 static void assert_domain(const cz_fil_domain *got, const char *key) {
