@@ -312,16 +312,27 @@ static int submit(call_ctx *c, const Cuzk__V1__SubmitProofRequest *req, cz_job_i
     return 0;
 }
 
+/* The request message of a call; NULL (the call already answered
+ * INVALID_ARGUMENT) when the bytes are not one. Free with
+ * protobuf_c_message_free_unpacked. */
+static void *decode(call_ctx *c, const ProtobufCMessageDescriptor *d, const uint8_t *in, size_t len)
+{
+    ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, len, in);
+    if (!m)
+        fail(c, CZ_GRPC_INVALID_ARGUMENT, "cannot decode %s (%zu bytes)", d->short_name, len);
+    return m;
+}
+
 static int do_submit(call_ctx *c, const uint8_t *in, size_t len)
 {
-    Cuzk__V1__SubmitProofRequest *req = cuzk__v1__submit_proof_request__unpack(NULL, len, in);
+    Cuzk__V1__SubmitProofRequest *req = decode(c, &cuzk__v1__submit_proof_request__descriptor, in, len);
     if (!req)
-        return fail(c, CZ_GRPC_INVALID_ARGUMENT, "cannot decode SubmitProofRequest (%zu bytes)", len);
+        return 0;
     char msg[640];
     cz_job_id id;
     bool ex;
     int rc = submit(c, req, &id, &ex, msg, sizeof msg);
-    cuzk__v1__submit_proof_request__free_unpacked(req, NULL);
+    protobuf_c_message_free_unpacked(&req->base, NULL);
     if (rc)
         return finish(c, NULL, rc, msg);
     cz_engine_status st;
@@ -356,14 +367,14 @@ static int answer_await(call_ctx *c, cz_job_id id, uint64_t timeout_ms, bool pro
 
 static int do_await(call_ctx *c, const uint8_t *in, size_t len)
 {
-    Cuzk__V1__AwaitProofRequest *req = cuzk__v1__await_proof_request__unpack(NULL, len, in);
+    Cuzk__V1__AwaitProofRequest *req = decode(c, &cuzk__v1__await_proof_request__descriptor, in, len);
     if (!req)
-        return fail(c, CZ_GRPC_INVALID_ARGUMENT, "cannot decode AwaitProofRequest (%zu bytes)", len);
+        return 0;
     char msg[640];
     cz_job_id id;
     uint64_t timeout = req->timeout_ms;
     bool ok = cz_grpc_parse_job_id(req->job_id, &id, msg, sizeof msg);
-    cuzk__v1__await_proof_request__free_unpacked(req, NULL);
+    protobuf_c_message_free_unpacked(&req->base, NULL);
     if (!ok)
         return finish(c, NULL, CZ_GRPC_INVALID_ARGUMENT, msg);
     return answer_await(c, id, timeout, false);
@@ -371,18 +382,18 @@ static int do_await(call_ctx *c, const uint8_t *in, size_t len)
 
 static int do_prove(call_ctx *c, const uint8_t *in, size_t len)
 {
-    Cuzk__V1__ProveRequest *req = cuzk__v1__prove_request__unpack(NULL, len, in);
+    Cuzk__V1__ProveRequest *req = decode(c, &cuzk__v1__prove_request__descriptor, in, len);
     if (!req)
-        return fail(c, CZ_GRPC_INVALID_ARGUMENT, "cannot decode ProveRequest (%zu bytes)", len);
+        return 0;
     char msg[640];
     if (!req->submit) {
-        cuzk__v1__prove_request__free_unpacked(req, NULL);
+        protobuf_c_message_free_unpacked(&req->base, NULL);
         return fail(c, CZ_GRPC_INVALID_ARGUMENT, "ProveRequest.submit is missing");
     }
     cz_job_id id;
     bool ex;
     int rc = submit(c, req->submit, &id, &ex, msg, sizeof msg);
-    cuzk__v1__prove_request__free_unpacked(req, NULL);
+    protobuf_c_message_free_unpacked(&req->base, NULL);
     if (rc)
         return finish(c, NULL, rc, msg);
     return answer_await(c, id, 0, true);
@@ -390,13 +401,13 @@ static int do_prove(call_ctx *c, const uint8_t *in, size_t len)
 
 static int do_cancel(call_ctx *c, const uint8_t *in, size_t len)
 {
-    Cuzk__V1__CancelProofRequest *req = cuzk__v1__cancel_proof_request__unpack(NULL, len, in);
+    Cuzk__V1__CancelProofRequest *req = decode(c, &cuzk__v1__cancel_proof_request__descriptor, in, len);
     if (!req)
-        return fail(c, CZ_GRPC_INVALID_ARGUMENT, "cannot decode CancelProofRequest (%zu bytes)", len);
+        return 0;
     char msg[640];
     cz_job_id id;
     bool ok = cz_grpc_parse_job_id(req->job_id, &id, msg, sizeof msg);
-    cuzk__v1__cancel_proof_request__free_unpacked(req, NULL);
+    protobuf_c_message_free_unpacked(&req->base, NULL);
     if (!ok)
         return finish(c, NULL, CZ_GRPC_INVALID_ARGUMENT, msg);
     cz_job_result jr;
@@ -537,17 +548,17 @@ static int do_preload(call_ctx *c, const uint8_t *in, size_t len, bool evict)
     char id[128], msg[640];
     int rc;
     if (evict) {
-        Cuzk__V1__EvictSrsRequest *req = cuzk__v1__evict_srs_request__unpack(NULL, len, in);
+        Cuzk__V1__EvictSrsRequest *req = decode(c, &cuzk__v1__evict_srs_request__descriptor, in, len);
         if (!req)
-            return fail(c, CZ_GRPC_INVALID_ARGUMENT, "cannot decode EvictSrsRequest (%zu bytes)", len);
+            return 0;
         rc = cz_grpc_circuit_id(req->circuit_id, id, sizeof id, msg, sizeof msg);
-        cuzk__v1__evict_srs_request__free_unpacked(req, NULL);
+        protobuf_c_message_free_unpacked(&req->base, NULL);
     } else {
-        Cuzk__V1__PreloadSrsRequest *req = cuzk__v1__preload_srs_request__unpack(NULL, len, in);
+        Cuzk__V1__PreloadSrsRequest *req = decode(c, &cuzk__v1__preload_srs_request__descriptor, in, len);
         if (!req)
-            return fail(c, CZ_GRPC_INVALID_ARGUMENT, "cannot decode PreloadSrsRequest (%zu bytes)", len);
+            return 0;
         rc = cz_grpc_circuit_id(req->circuit_id, id, sizeof id, msg, sizeof msg);
-        cuzk__v1__preload_srs_request__free_unpacked(req, NULL);
+        protobuf_c_message_free_unpacked(&req->base, NULL);
     }
     if (rc)
         return finish(c, NULL, rc, msg);
