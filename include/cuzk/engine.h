@@ -160,7 +160,8 @@ typedef struct {
     unsigned workers_per_device;  /* prover workers per device (default 2) */
     unsigned finalizers;          /* prove_finish workers (default 1) */
     /* Memory budget in bytes covering parameters and in-flight partitions.
-     * 0 = auto: MemTotal - memory_safety_margin. */
+     * 0 = auto: the memory limit (MemTotal, or the cgroup's limit when it
+     * is lower; cuzk/sysmem.h) - memory_safety_margin. */
     uint64_t memory_budget;
     uint64_t memory_safety_margin;   /* default 5 GiB */
     /* Unpinned parameters become evictable under memory pressure once idle

@@ -79,6 +79,7 @@
 #include <string.h>
 #include <time.h>
 #include "engine/engine_internal.h"
+#include "cuzk/sysmem.h"
 
 extern _Thread_local uint64_t cz_tl_device_ns;
 
@@ -190,19 +191,6 @@ static void budget_release_locked(cz_engine *e, uint64_t b)
     pthread_cond_signal(&e->disp_cv);
 }
 
-static uint64_t read_memtotal(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-            break;
-    fclose(f);
-    return (uint64_t)kb * 1024u;
-}
 
 /* ------------------------------------------------------------------------
  * job tables (chained hashes, grown at load factor 2)
@@ -1316,11 +1304,16 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
     }
     uint64_t budget = cfg->memory_budget;
     if (!budget) {
-        uint64_t mt = read_memtotal();
+        /* The machine's RAM, or less when a cgroup (systemd MemoryMax=,
+         * a container limit) caps this process: the kernel kills at the
+         * group's limit, not at MemTotal (cuzk/sysmem.h). */
+        cz_sys_memory sm;
+        uint64_t mt = cz_sys_memory_limit(&sm, NULL) == CZ_OK ? sm.limit : 0;
         if (mt <= cfg->memory_safety_margin) {
-            set_msg(msg, msglen, "engine: auto memory budget: MemTotal %llu bytes does not exceed "
+            set_msg(msg, msglen, "engine: auto memory budget: the memory limit %llu bytes (%s) does not exceed "
                                  "the safety margin %llu bytes",
-                    (unsigned long long)mt, (unsigned long long)cfg->memory_safety_margin);
+                    (unsigned long long)mt, sm.source[0] ? sm.source : "neither /proc/meminfo nor a cgroup limit is readable",
+                    (unsigned long long)cfg->memory_safety_margin);
             return CZ_ERR_BUDGET;
         }
         budget = mt - cfg->memory_safety_margin;
