@@ -133,8 +133,8 @@ cz_status cz__store_setup(const char *base, const char *id, const cz_pce *pce, b
  * object of 32-hex-digit strings (err names the file and the key). */
 cz_status cz__fil_expected_digest(const char *name, char digest[33], cz_errbuf *err);
 
-/* The ceremony .params file of a Filecoin circuit id (porep-2k, porep-8m,
- * porep-512m, porep-32g, porep-64g): its full path in
+/* The ceremony .params file of a Filecoin circuit id (porep-, winning-,
+ * wpost- or snap- followed by 2k, 8m, 512m, 32g or 64g): its full path in
  * cz_fil_params_cache_dir() and its expected digest ("" when no digest is
  * known). CZ_OK with path[0] = 0 for any other id; an error when the
  * override file is broken. */

@@ -836,10 +836,33 @@ cz_status cz__fil_v28_source(const char *id, char *path, size_t cap, char digest
     for (size_t i = 0; i < cz_fil_seal_proofs_count && !p; i++)
         if (cz_fil_seal_proofs[i].circuit_id && !strcmp(cz_fil_seal_proofs[i].circuit_id, id))
             p = &cz_fil_seal_proofs[i];
-    if (!p) return CZ_OK;
     cz_fil_params_set set;
     cz_status st;
-    if ((st = cz_fil_params_set_porep(&set, p)) != CZ_OK ||
+    if (p) {
+        st = cz_fil_params_set_porep(&set, p);
+    } else {
+        /* winning-<size>, wpost-<size>, snap-<size>: one production
+         * parameter set per kind and sector size (Curio's circuit ids) */
+        static const struct {
+            const char *prefix;
+            cz_fil_circuit_kind kind;
+        } kinds[] = {{"winning-", CZ_FIL_CIRCUIT_WINNING_POST},
+                     {"wpost-", CZ_FIL_CIRCUIT_WINDOW_POST},
+                     {"snap-", CZ_FIL_CIRCUIT_UPDATE}};
+        static const struct {
+            const char *suffix;
+            uint64_t bytes;
+        } sizes[] = {{"2k", 2048ull}, {"8m", 8ull << 20}, {"512m", 512ull << 20}, {"32g", 32ull << 30},
+                     {"64g", 64ull << 30}};
+        int k = -1, z = -1;
+        for (int i = 0; i < 3 && k < 0; i++)
+            if (!strncmp(id, kinds[i].prefix, strlen(kinds[i].prefix))) k = i;
+        for (int i = 0; k >= 0 && i < 5 && z < 0; i++)
+            if (!strcmp(id + strlen(kinds[k].prefix), sizes[i].suffix)) z = i;
+        if (z < 0) return CZ_OK;
+        st = cz_fil_params_set_for(&set, kinds[k].kind, sizes[z].bytes);
+    }
+    if (st != CZ_OK ||
         (st = cz_fil_params_path(&set, NULL, CZ_FIL_PARAMS_FILE_PARAMS, path, cap)) != CZ_OK) {
         path[0] = 0;
         return cz_err(err, st, "circuit %s: cannot name its Filecoin parameter file", id);

@@ -534,6 +534,33 @@ static void porep_2k_source(void **state)
     assert_string_equal(d, POREP_2K_DIGEST);
     assert_int_equal(cz__fil_v28_source("mulchain-64", path, sizeof path, d, &e), CZ_OK);
     assert_int_equal(path[0], 0);
+    assert_int_equal(cz__fil_v28_source("wpost-3g", path, sizeof path, d, &e), CZ_OK);
+    assert_int_equal(path[0], 0);
+
+    /* PoSt and SnapDeals ids name published ceremony files: every one is
+     * in parameters.json with a digest, and no two ids share a file. The
+     * identifiers' hashes are the reference's, so a wrong identifier
+     * string names a file that is not published. */
+    {
+        static const char *const kinds[] = {"winning-", "wpost-", "snap-"};
+        static const char *const sizes[] = {"2k", "8m", "512m", "32g", "64g"};
+        char seen[15][300];
+        int n = 0;
+        for (int k = 0; k < 3; k++)
+            for (int z = 0; z < 5; z++) {
+                char cid[32];
+                snprintf(cid, sizeof cid, "%s%s", kinds[k], sizes[z]);
+                assert_int_equal(cz__fil_v28_source(cid, path, sizeof path, d, &e), CZ_OK);
+                const char *base_name = strrchr(path, '/') + 1;
+                const cz_fil_params_entry *pe = cz_fil_params_lookup(base_name);
+                if (!pe) fail_msg("%s: %s is not a published parameter file", cid, base_name);
+                assert_string_equal(d, pe->digest);
+                assert_non_null(strstr(base_name, k == 2 ? "v28-empty-sector-update-merkletree-poseidon_hasher-8-"
+                                                         : "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-"));
+                for (int i = 0; i < n; i++) assert_string_not_equal(seen[i], base_name);
+                snprintf(seen[n++], sizeof seen[0], "%s", base_name);
+            }
+    }
 
     cz_groth16_params *p = NULL;
     assert_int_equal(cz__store_load(base, "porep-2k", pce_a, false, pool, NULL, NULL, &p, &e), CZ_ERR_NOT_FOUND);
