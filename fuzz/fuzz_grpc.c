@@ -40,11 +40,19 @@ static void submit(const Cuzk__V1__SubmitProofRequest *req)
     check_code(rc, err);
     if (rc)
         return;
-    check(!strncmp(m.circuit, "porep-", 6), "circuit is a PoRep id");
+    bool porep = !strncmp(m.circuit, "porep-", 6);
+    check(porep || !strncmp(m.circuit, "winning-", 8) || !strncmp(m.circuit, "wpost-", 6) ||
+              !strncmp(m.circuit, "snap-", 5),
+          "circuit is a Filecoin id");
     check(cz_api_name_ok(m.circuit, strlen(m.circuit)), "circuit id valid");
     check(m.partitions >= 1 && m.partitions <= 65536, "partitions in range");
-    check(m.payload == req->vanilla_proof.data && m.payload_len == req->vanilla_proof.len, "payload is the request's");
-    check(m.payload_len <= limit, "payload within the limit");
+    if (porep)
+        check(!m.owned && m.payload == req->vanilla_proof.data && m.payload_len == req->vanilla_proof.len,
+              "PoRep payload is the request's");
+    else
+        check(m.owned && m.payload == m.owned && m.payload_len > 0, "PoSt/SnapDeals payload is the built envelope");
+    check(porep ? m.payload_len <= limit : m.payload_len <= limit + 160, "payload within the limit");
+    cz_grpc_submit_free(&m);
     check((unsigned)m.priority <= CZ_PRIO_CRITICAL, "priority valid");
     for (const char *p = m.request_id; *p; p++)
         check(*p > 0x20 && *p < 0x7f, "request id printable");

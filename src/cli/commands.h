@@ -40,6 +40,8 @@ int cz_cmd_export_wtns(int argc, char **argv);
 int cz_cmd_export_json(int argc, char **argv);
 int cz_cmd_seal(int argc, char **argv);
 int cz_cmd_c1(int argc, char **argv);
+int cz_cmd_snap(int argc, char **argv);
+int cz_cmd_post(int argc, char **argv);
 int cz_cmd_circuit_info(int argc, char **argv);
 int cz_bench_sdr(int argc, char **argv);
 int cz_bench_fil_synth(int argc, char **argv);

@@ -65,6 +65,8 @@ static const command_t commands[] = {
     {"seal", cz_cmd_seal, "Filecoin PC1+PC2+C1 of a 2KiB/8MiB/512MiB sector: --sector-size S --prover-id --sector-id --ticket --seed -o c1.json"},
     {"circuit-info", cz_cmd_circuit_info, "circuit shape and R1CS fingerprint: --circuit ID [--json] [--streaming]"},
     {"c1", cz_cmd_c1, "c1 check FILE: verify a Filecoin C1 output (filecoin-proofs-api JSON or Curio's wrapper)"},
+    {"post", cz_cmd_post, "Filecoin Winning/WindowPoSt: post vanilla (request from sealed sectors) | post check FILE"},
+    {"snap", cz_cmd_snap, "Filecoin SnapDeals: snap encode | vanilla (request from a sealed sector) | pack | check FILE"},
 #ifdef CZ_HAVE_CMD_GEN_VANILLA
     {"gen-vanilla", cz_cmd_gen_vanilla, "random sector + vanilla proof: --preset S --partitions N --seed S -o F"},
 #endif

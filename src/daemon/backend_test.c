@@ -50,15 +50,20 @@ static uint32_t fnv1a32(const uint8_t *p, size_t n)
     return h;
 }
 
-/* "test", "test-*", and Filecoin's PoRep ids (porep-2k .. porep-64g): a
- * client of the gRPC API (which maps Curio's requests onto those ids) can
- * then be tested against the fake proofs with real C1 payloads. */
+/* "test", "test-*", and Filecoin's ids (porep-, winning-, wpost-, snap-
+ * with 2k .. 64g): a client of the gRPC API (which maps Curio's requests
+ * onto those ids) can then be tested against the fake proofs with real
+ * vanilla payloads. */
 static bool known(const char *cid)
 {
-    static const char *const fil[] = {"porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g"};
-    for (size_t i = 0; i < sizeof fil / sizeof fil[0]; i++)
-        if (!strcmp(cid, fil[i]))
-            return true;
+    static const char *const kinds[] = {"porep-", "winning-", "wpost-", "snap-"};
+    static const char *const sizes[] = {"2k", "8m", "512m", "32g", "64g"};
+    for (size_t k = 0; k < 4; k++) {
+        size_t kl = strlen(kinds[k]);
+        if (strncmp(cid, kinds[k], kl)) continue;
+        for (size_t z = 0; z < 5; z++)
+            if (!strcmp(cid + kl, sizes[z])) return true;
+    }
     return !strcmp(cid, "test") || !strncmp(cid, "test-", 5);
 }
 
@@ -66,7 +71,7 @@ static cz_status tb_estimate(void *ctx, const char *cid, cz_engine_estimate *out
 {
     tb_ctx *t = ctx;
     if (!known(cid)) {
-        snprintf(msg, len, "unknown circuit '%s' (the test back-end knows 'test', 'test-*' and porep-2k .. porep-64g)",
+        snprintf(msg, len, "unknown circuit '%s' (the test back-end knows 'test', 'test-*' and the Filecoin ids porep-/winning-/wpost-/snap- 2k .. 64g)",
                  cid);
         return CZ_ERR_NOT_FOUND;
     }

@@ -6,9 +6,12 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cuzk/fil_c1.h"
 #include "cuzk/fil_challenge.h"
+#include "cuzk/fil_post.h"
+#include "cuzk/fil_snap.h"
 #include "cuzk/filecoin.h"
 #include "daemon/api.h"
 
@@ -43,17 +46,6 @@ int cz_grpc_status_of(cz_status st)
     case CZ_ERR_IO: return CZ_GRPC_FAILED_PRECONDITION; /* parameters missing or unreadable */
     default: return CZ_GRPC_INTERNAL;
     }
-}
-
-void cz_grpc_prover_id(uint64_t miner_id, uint8_t out[32])
-{
-    memset(out, 0, 32);
-    size_t i = 0;
-    do {
-        uint8_t b = (uint8_t)(miner_id & 0x7f);
-        miner_id >>= 7;
-        out[i++] = miner_id ? (uint8_t)(b | 0x80) : b;
-    } while (miner_id && i < 32); /* a u64 takes at most 10 bytes */
 }
 
 /* ---- proof kinds and registered proofs ------------------------------------------ */
@@ -127,10 +119,6 @@ int cz_grpc_circuit_id(const char *id, char *out, size_t outlen, char *err, size
         for (int s = 0; s < 5; s++) {
             if (strcmp(id + kl, k_sizes[s].suffix))
                 continue;
-            if (k != 0)
-                return errf(err, errlen, CZ_GRPC_UNIMPLEMENTED,
-                            "circuit '%s': cuzk does not build the %s circuit yet (PoRep C2 only: porep-2k .. porep-64g)",
-                            id, k == 1 ? "WindowPoSt" : k == 2 ? "WinningPoSt" : "SnapDeals");
             if (snprintf(out, outlen, "%s", id) >= (int)outlen)
                 return errf(err, errlen, CZ_GRPC_INTERNAL, "circuit id buffer too small");
             return 0;
@@ -207,7 +195,7 @@ static int map_porep(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_paylo
                   c1.registered_proof->name, c1.registered_proof->id, (unsigned long long)rp, p->name);
     } else {
         uint8_t prover[32], porep_id[32];
-        cz_grpc_prover_id(req->miner_id, prover);
+        cz_fil_prover_id_from_miner(req->miner_id, prover);
         cz_fil_porep_id(porep_id, p);
         cz_fil_domain want;
         cz_fil_replica_id(&want, prover, req->sector_number, c1.ticket, &c1.comm_d, porep_id);
@@ -230,6 +218,140 @@ static int map_porep(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_paylo
     out->payload_len = req->vanilla_proof.len;
     out->partitions = (uint32_t)parts;
     return 0;
+}
+
+/* The vanilla_proofs of a PoSt or SnapDeals request: at least one, none
+ * empty, together within max_payload (the envelope adds 8 bytes each). */
+static int check_vanilla_list(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_payload, const char *what,
+                              char *err, size_t errlen)
+{
+    if (!req->n_vanilla_proofs)
+        return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT, "vanilla_proofs is empty (%s needs one per %s)", what,
+                    strcmp(what, "SnapDeals") ? "sector" : "partition");
+    uint64_t total = 0;
+    for (size_t i = 0; i < req->n_vanilla_proofs; i++) {
+        if (!req->vanilla_proofs[i].len)
+            return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT, "vanilla_proofs[%zu] is empty", i);
+        total += req->vanilla_proofs[i].len + 8;
+    }
+    if (total > max_payload)
+        return errf(err, errlen, CZ_GRPC_RESOURCE_EXHAUSTED,
+                    "vanilla_proofs are %llu bytes together, over the %llu-byte limit (grpc.max_message_bytes)",
+                    (unsigned long long)total, (unsigned long long)max_payload);
+    return 0;
+}
+
+static int map_bytes32(const ProtobufCBinaryData *b, const char *name, char *err, size_t errlen)
+{
+    if (b->len != 32)
+        return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT, "%s must be 32 bytes, got %zu", name, b->len);
+    return 0;
+}
+
+/* WinningPoSt / WindowPoSt: the envelope of cuzk/fil_post.h, parsed here
+ * for its structure (registered proof, randomness, counts, every sector
+ * proof's bincode) so a malformed request is refused at submission; the
+ * back-end checks the values (paths, challenges) before proving. */
+static int map_post(const Cuzk__V1__SubmitProofRequest *req, bool win, uint64_t max_payload, cz_grpc_submit *out,
+                    char *err, size_t errlen)
+{
+    const cz_fil_post_proof *p = cz_fil_post_proof_by_id((unsigned)req->registered_proof);
+    const char *what = win ? "WinningPoSt" : "WindowPoSt";
+    int rc = map_bytes32(&req->randomness, "randomness", err, errlen);
+    if (!rc) rc = check_vanilla_list(req, max_payload, what, err, errlen);
+    if (rc) return rc;
+    if (win && req->partition_index)
+        return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT, "partition_index must be 0 for WinningPoSt (got %u)",
+                    req->partition_index);
+    size_t n = req->n_vanilla_proofs;
+    const uint8_t **bufs = malloc(n * sizeof *bufs);
+    size_t *lens = malloc(n * sizeof *lens);
+    if (!bufs || !lens) {
+        free(bufs);
+        free(lens);
+        return errf(err, errlen, CZ_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        bufs[i] = req->vanilla_proofs[i].data;
+        lens[i] = req->vanilla_proofs[i].len;
+    }
+    uint8_t prover[32];
+    cz_fil_prover_id_from_miner(req->miner_id, prover);
+    uint8_t *env = NULL;
+    size_t env_len = 0;
+    cz_status st = cz_fil_post_request_encode_raw(p->id, prover, req->randomness.data, req->partition_index, bufs,
+                                                  lens, n, &env, &env_len);
+    free(bufs);
+    free(lens);
+    if (st != CZ_OK) return errf(err, errlen, CZ_GRPC_INTERNAL, "cannot build the %s request: %s", what, cz_status_str(st));
+    cz_fil_post_request r;
+    cz_errbuf pe = {{0}};
+    st = cz_fil_post_request_parse(&r, env, env_len, &pe);
+    if (st != CZ_OK) {
+        free(env);
+        return errf(err, errlen, st == CZ_ERR_NOMEM ? CZ_GRPC_RESOURCE_EXHAUSTED : CZ_GRPC_INVALID_ARGUMENT, "%s: %s",
+                    what, pe.msg);
+    }
+    cz_fil_post_request_free(&r);
+    snprintf(out->circuit, sizeof out->circuit, "%s", p->circuit_id);
+    out->owned = env;
+    out->payload = env;
+    out->payload_len = env_len;
+    out->partitions = 1;
+    return 0;
+}
+
+/* SnapDeals: the three commitments and one bincode PartitionProof per
+ * partition, parsed (shape, canonical values) and re-encoded as the
+ * envelope of cuzk/fil_snap.h; the back-end checks the values. */
+static int map_snap(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_payload, cz_grpc_submit *out, char *err,
+                    size_t errlen)
+{
+    const cz_fil_snap_proof *p = cz_fil_snap_proof_by_id((unsigned)req->registered_proof);
+    int rc = map_bytes32(&req->comm_r_old, "comm_r_old", err, errlen);
+    if (!rc) rc = map_bytes32(&req->comm_r_new, "comm_r_new", err, errlen);
+    if (!rc) rc = map_bytes32(&req->comm_d_new, "comm_d_new", err, errlen);
+    if (!rc) rc = check_vanilla_list(req, max_payload, "SnapDeals", err, errlen);
+    if (rc) return rc;
+    if (req->n_vanilla_proofs != p->partitions)
+        return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT,
+                    "vanilla_proofs has %zu partition proofs, %s has %u partitions", req->n_vanilla_proofs, p->name,
+                    p->partitions);
+    size_t n = req->n_vanilla_proofs;
+    const uint8_t *bufs[CZ_FIL_SNAP_MAX_PARTITIONS];
+    size_t lens[CZ_FIL_SNAP_MAX_PARTITIONS];
+    for (size_t i = 0; i < n; i++) {
+        bufs[i] = req->vanilla_proofs[i].data;
+        lens[i] = req->vanilla_proofs[i].len;
+    }
+    cz_fil_snap_request r;
+    cz_errbuf pe = {{0}};
+    cz_status st = cz_fil_snap_request_from_parts(&r, p->id >= 0 ? (unsigned)p->id : 0, req->comm_r_old.data,
+                                                  req->comm_r_new.data, req->comm_d_new.data, bufs, lens, n, &pe);
+    if (st != CZ_OK)
+        return errf(err, errlen, st == CZ_ERR_NOMEM ? CZ_GRPC_RESOURCE_EXHAUSTED : CZ_GRPC_INVALID_ARGUMENT,
+                    "SnapDeals: %s", pe.msg);
+    uint8_t *env = NULL;
+    size_t env_len = 0;
+    st = cz_fil_snap_request_encode(&r, &env, &env_len);
+    cz_fil_snap_request_free(&r);
+    if (st != CZ_OK)
+        return errf(err, errlen, CZ_GRPC_INTERNAL, "cannot build the SnapDeals request: %s", cz_status_str(st));
+    snprintf(out->circuit, sizeof out->circuit, "%s", p->circuit_id);
+    out->owned = env;
+    out->payload = env;
+    out->payload_len = env_len;
+    out->partitions = p->partitions;
+    return 0;
+}
+
+void cz_grpc_submit_free(cz_grpc_submit *m)
+{
+    if (!m) return;
+    free(m->owned);
+    m->owned = NULL;
+    m->payload = NULL;
+    m->payload_len = 0;
 }
 
 int cz_grpc_map_submit(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_payload, cz_grpc_submit *out,
@@ -256,11 +378,11 @@ int cz_grpc_map_submit(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_pay
         rc = post_proof(req->registered_proof, win, &size, err, errlen);
         if (!rc)
             rc = check_size(size, req->sector_size, req->registered_proof, err, errlen);
+        if (!rc)
+            rc = map_post(req, win, max_payload, out, err, errlen);
         if (rc)
             return rc;
-        return errf(err, errlen, CZ_GRPC_UNIMPLEMENTED,
-                    "%s proofs (circuit %s-%s) are not built by cuzk yet: only PoRep C2 (POREP_SEAL_COMMIT)",
-                    win ? "WinningPoSt" : "WindowPoSt", win ? "winning" : "wpost", size_suffix(size));
+        break;
     }
     case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE:
         if (req->registered_proof > 4)
@@ -269,11 +391,11 @@ int cz_grpc_map_submit(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_pay
                         (unsigned long long)req->registered_proof);
         size = k_sizes[req->registered_proof].bytes;
         rc = check_size(size, req->sector_size, req->registered_proof, err, errlen);
+        if (!rc)
+            rc = map_snap(req, max_payload, out, err, errlen);
         if (rc)
             return rc;
-        return errf(err, errlen, CZ_GRPC_UNIMPLEMENTED,
-                    "SnapDeals proofs (circuit snap-%s) are not built by cuzk yet: only PoRep C2 (POREP_SEAL_COMMIT)",
-                    size_suffix(size));
+        break;
     case CUZK__V1__PROOF_KIND__PROOF_KIND_UNSPECIFIED:
         return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT,
                     "proof_kind is unset (POREP_SEAL_COMMIT=1, SNAP_DEALS_UPDATE=2, WINDOW_POST_PARTITION=3, WINNING_POST=4)");
@@ -287,6 +409,7 @@ int cz_grpc_map_submit(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_pay
     case CUZK__V1__PRIORITY__HIGH: out->priority = CZ_PRIO_HIGH; break;
     case CUZK__V1__PRIORITY__CRITICAL: out->priority = CZ_PRIO_CRITICAL; break;
     default:
+        cz_grpc_submit_free(out);
         return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT, "unknown priority %d (LOW=1 .. CRITICAL=4)",
                     (int)req->priority);
     }

@@ -39,15 +39,11 @@ enum {
 /* The gRPC status for an engine refusal (submit, preload, evict). */
 int cz_grpc_status_of(cz_status st);
 
-/* Filecoin's prover id of a miner actor: the unsigned LEB128 encoding of
- * the actor id (an ID address's payload), zero-padded to 32 bytes. */
-void cz_grpc_prover_id(uint64_t miner_id, uint8_t out[32]);
-
 /* Maps Curio's circuit ids (PreloadSRS/EvictSRS: "porep-32g", "wpost-32g",
  * "winning-32g", "snap-32g", ... with sizes 2k, 8m, 512m, 32g, 64g) to
- * cuzk's. Returns 0 with out filled (cuzk's id, NUL-terminated), or
- * UNIMPLEMENTED for a Filecoin circuit cuzk does not build yet, or
- * INVALID_ARGUMENT for an id that is neither. Ids outside Curio's naming
+ * cuzk's (the same names). Returns 0 with out filled (cuzk's id,
+ * NUL-terminated), or INVALID_ARGUMENT for a Filecoin kind with an unknown
+ * size or an id that is not a valid name. Ids outside Curio's naming
  * (cuzk's own circuits such as mulchain-N) pass through unchanged. */
 int cz_grpc_circuit_id(const char *curio_id, char *out, size_t outlen, char *err, size_t errlen);
 
@@ -58,7 +54,11 @@ const char *cz_grpc_kind_label(const char *circuit_id);
 /* A SubmitProofRequest mapped onto the engine. */
 typedef struct {
     char circuit[128];
-    const uint8_t *payload;  /* points into the request (not owned) */
+    /* PoRep: the request's vanilla_proof (not owned, owned = NULL);
+     * PoSt and SnapDeals: the envelope built from the request, owned
+     * (free with cz_grpc_submit_free) */
+    const uint8_t *payload;
+    uint8_t *owned;
     size_t payload_len;
     uint32_t partitions;
     cz_priority priority;
@@ -66,8 +66,7 @@ typedef struct {
 } cz_grpc_submit;
 
 /* Validates and maps one request:
- *  - proof_kind and registered_proof pick the circuit (docs/grpc.md); a
- *    kind cuzk does not build yet is UNIMPLEMENTED, naming it;
+ *  - proof_kind and registered_proof pick the circuit (docs/grpc.md);
  *  - sector_size, when non-zero, must be the registered proof's;
  *  - PoRep: vanilla_proof is the C1 output (Curio's wrapper JSON or the
  *    filecoin-proofs-api JSON). It is parsed here (structure only: the
@@ -76,11 +75,23 @@ typedef struct {
  *    its replica_id the one of (prover id of miner_id, sector_number,
  *    ticket, comm_d, porep_id) — a C1 of another miner or sector is
  *    refused before any proving; partitions = the proof's;
+ *  - WinningPoSt / WindowPoSt: randomness 32 bytes, vanilla_proofs one
+ *    bincode FallbackPoStSectorProof per sector (winning: exactly one,
+ *    partition_index 0; window: the partition's sectors), the prover id
+ *    from miner_id; packed into the envelope of cuzk/fil_post.h and parsed
+ *    (structure, counts, canonical randomness); partitions = 1;
+ *  - SnapDeals: comm_r_old, comm_r_new, comm_d_new 32 bytes each,
+ *    vanilla_proofs one bincode PartitionProof per partition (all of
+ *    them); parsed and packed into the envelope of cuzk/fil_snap.h;
+ *    partitions = the proof's (16 for 32GiB/64GiB, else 1);
  *  - request_id: 0..255 printable ASCII; priority UNSPECIFIED = the
  *    kind's default (WinningPoSt critical, WindowPoSt high, else normal).
- * max_payload bounds vanilla_proof. Returns 0 or a gRPC status code. */
+ * max_payload bounds vanilla_proof, and vanilla_proofs together. Returns 0
+ * or a gRPC status code; on 0 the caller frees out with
+ * cz_grpc_submit_free (nothing to free on an error). */
 int cz_grpc_map_submit(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_payload, cz_grpc_submit *out,
                        char *err, size_t errlen);
+void cz_grpc_submit_free(cz_grpc_submit *m);
 
 /* Job ids on the wire: the engine's decimal id. Returns false (and names
  * the problem) when s is not one. */

@@ -302,6 +302,7 @@ static int submit(call_ctx *c, const Cuzk__V1__SubmitProofRequest *req, cz_job_i
                          .request_id = m.request_id};
     char emsg[512] = "";
     cz_status st = cz_engine_submit(c->s->cfg.engine, &jr, id, existing, emsg, sizeof emsg);
+    cz_grpc_submit_free(&m); /* the engine copied the payload */
     if (st != CZ_OK) {
         snprintf(msg, msglen, "%s", emsg[0] ? emsg : cz_status_str(st));
         return cz_grpc_status_of(st);

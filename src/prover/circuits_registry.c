@@ -4,6 +4,8 @@
 #include "cuzk/fil_c1.h"
 #include "cuzk/fil_params.h"
 #include "cuzk/fil_porep_circuit.h"
+#include "cuzk/fil_post.h"
+#include "cuzk/fil_snap.h"
 #include "cuzk/fil_seal.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,11 +345,334 @@ static cz_status fil_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool 
 
 static void fil_free_part(void *ctx) { free(ctx); }
 
+/* A sector of deterministic bytes sealed in memory (sizes up to 512MiB):
+ * the replica, comm_c and comm_r_last, for the PoSt and SnapDeals sample
+ * jobs. The sealing registered proof is the v1.1 interactive one of the
+ * size (PoSt and SnapDeals do not depend on how the sector was sealed). */
+static cz_status seal_sample(uint64_t sector_size, uint64_t seed, cz_pool *pool, uint8_t **replica,
+                             cz_fil_seal_result *res, cz_errbuf *err)
+{
+    const cz_fil_seal_proof *p = NULL;
+    for (size_t i = 0; i < cz_fil_seal_proofs_count && !p; i++)
+        if (cz_fil_seal_proofs[i].sector_size == sector_size && cz_fil_seal_proofs[i].api == CZ_FIL_API_1_1 &&
+            cz_fil_seal_proofs[i].challenges == CZ_FIL_CHALLENGES_INTERACTIVE)
+            p = &cz_fil_seal_proofs[i];
+    if (!p || sector_size > (512ull << 20))
+        return cz_err(err, CZ_ERR_INVALID_ARG, "no sample job for %llu-byte sectors (in-memory sealing stops at 512MiB)",
+                      (unsigned long long)sector_size);
+    cz_fil_seal_params sp;
+    memset(&sp, 0, sizeof sp);
+    sp.proof = p;
+    sp.sector_id = seed;
+    for (int i = 0; i < 32; i++) {
+        sp.prover_id[i] = i < 8 ? (uint8_t)(seed >> (8 * i)) : 0;
+        sp.ticket[i] = (uint8_t)(i * 7 + 1) ^ (uint8_t)seed;
+        sp.seed[i] = (uint8_t)(i * 13 + 5);
+    }
+    sp.ticket[31] &= 0x3f;
+    uint64_t n = cz_fil_unpadded_size(sector_size);
+    uint8_t *data = malloc(n ? n : 1);
+    *replica = malloc(sector_size);
+    if (!data || !*replica) {
+        free(data);
+        free(*replica);
+        *replica = NULL;
+        return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    }
+    uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 7;
+    for (uint64_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        data[i] = (uint8_t)x;
+    }
+    sp.sealed_out = *replica;
+    cz_status st = cz_fil_seal(&sp, data, n, pool, res, NULL, err);
+    free(data);
+    if (st != CZ_OK) {
+        free(*replica);
+        *replica = NULL;
+    }
+    return st;
+}
+
+/* ---- winning-* / wpost-*: Filecoin's FallbackPoSt ------------------------------
+ * The circuit id names the kind and sector size (Curio's names); the shape
+ * is recorded from the first registered proof of the id (the R1CS does not
+ * depend on the API version). A job is one partition: a request envelope
+ * (cuzk/fil_post.h) with the registered proof, prover id, randomness,
+ * partition index and the sector proofs as Curio sends them. */
+typedef struct {
+    const cz_fil_post_proof *proof;
+    cz_fil_post_circuit shape_ctx; /* req NULL: blank circuit */
+} post_shape;
+
+static cz_status post_resolve(const char *id, void **shape, cz_errbuf *err)
+{
+    const cz_fil_post_proof *p = cz_fil_post_proof_by_circuit(id);
+    if (!p)
+        return cz_err(err, CZ_ERR_NOT_FOUND,
+                      "unknown circuit '%s' (Filecoin PoSt: winning-2k, winning-8m, winning-512m, winning-32g, "
+                      "winning-64g, wpost-2k .. wpost-64g)",
+                      id);
+    post_shape *s = calloc(1, sizeof *s);
+    if (!s) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    s->proof = p;
+    s->shape_ctx.proof = p;
+    *shape = s;
+    return CZ_OK;
+}
+
+static cz_status post_shape_synth(void *shape, cz_synth_fn *fn, const void **ctx)
+{
+    *fn = cz_fil_post_synth;
+    *ctx = &((post_shape *)shape)->shape_ctx;
+    return CZ_OK;
+}
+
+static void post_free_job(void *job)
+{
+    if (!job) return;
+    cz_fil_post_request_free(job);
+    free(job);
+}
+
+/* payload: a request envelope of this circuit, one partition; its values
+ * checked natively (cz_fil_post_check: comm_r, every path and challenge)
+ * so a bad vanilla proof is refused naming the sector and challenge. */
+static cz_status post_parse(void *shape, const uint8_t *payload, size_t len, uint32_t nparts, void **job,
+                            cz_errbuf *err)
+{
+    post_shape *s = shape;
+    if (nparts != 1)
+        return cz_err(err, CZ_ERR_MISMATCH, "a %s job is one partition (the request asks for %u)",
+                      s->proof->circuit_id, nparts);
+    cz_fil_post_request *r = calloc(1, sizeof *r);
+    if (!r) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    cz_status st = cz_fil_post_request_parse(r, payload, len, err);
+    if (st != CZ_OK) {
+        free(r);
+        return st;
+    }
+    if (strcmp(r->proof->circuit_id, s->proof->circuit_id))
+        st = cz_err(err, CZ_ERR_MISMATCH, "the request is for %s (%s), the job's circuit is %s", r->proof->name,
+                    r->proof->circuit_id, s->proof->circuit_id);
+    else
+        st = cz_fil_post_check(r, err);
+    if (st != CZ_OK) {
+        post_free_job(r);
+        return st;
+    }
+    *job = r;
+    return CZ_OK;
+}
+
+static cz_status post_part(void *shape, void *job, uint32_t part, cz_synth_fn *fn, void **ctx, cz_errbuf *err)
+{
+    (void)shape;
+    if (part != 0) return cz_err(err, CZ_ERR_INVALID_ARG, "partition %u out of range (a PoSt job has one)", part);
+    cz_fil_post_circuit *c = malloc(sizeof *c);
+    if (!c) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    c->req = job;
+    c->proof = c->req->proof;
+    *fn = cz_fil_post_synth;
+    *ctx = c;
+    return CZ_OK;
+}
+
+static cz_status post_public(void *shape, void *job, uint32_t part, cz_fr *out, size_t n)
+{
+    (void)shape;
+    (void)part;
+    size_t got = 0;
+    cz_status st = cz_fil_post_public_inputs(job, out, n, &got, NULL);
+    if (st != CZ_OK) return st;
+    return got == n ? CZ_OK : CZ_ERR_MISMATCH;
+}
+
+/* A sample job: sectors sealed in memory (as many as one partition holds,
+ * at most 2; winning: 1), randomness and prover id from the seed. */
+static cz_status post_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool *pool, uint8_t **payload,
+                             size_t *len, cz_errbuf *err)
+{
+    post_shape *s = shape;
+    if (parts != 1) return cz_err(err, CZ_ERR_INVALID_ARG, "a %s job is one partition", s->proof->circuit_id);
+    const cz_fil_post_proof *p = s->proof;
+    size_t n = p->type == CZ_FIL_POST_WINNING ? 1 : (p->config_sector_count < 2 ? p->config_sector_count : 2);
+    cz_fil_post_replica reps[2];
+    memset(reps, 0, sizeof reps);
+    cz_status st = CZ_OK;
+    size_t made = 0;
+    for (; made < n && st == CZ_OK; made++) {
+        uint8_t *replica = NULL;
+        cz_fil_seal_result res;
+        st = seal_sample(p->sector_size, seed + made, pool, &replica, &res, err);
+        if (st == CZ_OK)
+            st = cz_fil_post_replica_init(&reps[made], p, seed + made, replica, p->sector_size, &res.comm_c,
+                                          &res.comm_r_last, pool, err);
+        free(replica);
+        if (st != CZ_OK) break;
+    }
+    uint8_t prover[32], rnd[32];
+    cz_fil_prover_id_from_miner(1000 + seed % 100000, prover);
+    for (int i = 0; i < 32; i++) rnd[i] = (uint8_t)(seed * 31 + (uint64_t)i * 101);
+    rnd[31] &= 0x3f;
+    cz_fil_post_request r;
+    memset(&r, 0, sizeof r);
+    if (st == CZ_OK) st = cz_fil_post_request_generate(&r, p, prover, rnd, 0, reps, n, err);
+    for (size_t i = 0; i < n; i++) cz_fil_post_replica_free(&reps[i]);
+    if (st != CZ_OK) return st;
+    st = cz_fil_post_request_encode(&r, payload, len);
+    cz_fil_post_request_free(&r);
+    if (st != CZ_OK) return cz_err(err, st, "cannot encode the PoSt request");
+    return CZ_OK;
+}
+
+/* ---- snap-*: Filecoin's SnapDeals (EmptySectorUpdate) ------------------------
+ * One circuit per partition (16 for 32GiB and 64GiB, 1 below); a job's
+ * payload is a request envelope (cuzk/fil_snap.h) with the registered
+ * update proof, comm_r_old, comm_r_new, comm_d_new and every partition's
+ * vanilla proof, as Curio sends them. */
+typedef struct {
+    const cz_fil_snap_proof *proof;
+    cz_fil_snap_circuit shape_ctx; /* request NULL: blank circuit */
+} snap_shape;
+
+static cz_status snap_resolve(const char *id, void **shape, cz_errbuf *err)
+{
+    const cz_fil_snap_proof *p = cz_fil_snap_proof_by_name(id);
+    if (!p || !p->circuit_id || strcmp(p->circuit_id, id))
+        return cz_err(err, CZ_ERR_NOT_FOUND,
+                      "unknown circuit '%s' (Filecoin SnapDeals: snap-2k, snap-8m, snap-512m, snap-32g, snap-64g)", id);
+    snap_shape *s = calloc(1, sizeof *s);
+    if (!s) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    s->proof = p;
+    s->shape_ctx.proof = p;
+    *shape = s;
+    return CZ_OK;
+}
+
+static cz_status snap_shape_synth(void *shape, cz_synth_fn *fn, const void **ctx)
+{
+    *fn = cz_fil_snap_synth;
+    *ctx = &((snap_shape *)shape)->shape_ctx;
+    return CZ_OK;
+}
+
+static void snap_free_job(void *job)
+{
+    if (!job) return;
+    cz_fil_snap_request_free(job);
+    free(job);
+}
+
+/* payload: a request envelope of this sector size with every partition;
+ * checked natively (cz_fil_snap_check) before any synthesis. */
+static cz_status snap_parse(void *shape, const uint8_t *payload, size_t len, uint32_t nparts, void **job,
+                            cz_errbuf *err)
+{
+    snap_shape *s = shape;
+    if (nparts != s->proof->partitions)
+        return cz_err(err, CZ_ERR_MISMATCH, "a %s job has %u partitions (the request asks for %u)",
+                      s->proof->circuit_id, s->proof->partitions, nparts);
+    cz_fil_snap_request *r = calloc(1, sizeof *r);
+    if (!r) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    cz_status st = cz_fil_snap_request_parse(r, payload, len, err);
+    if (st != CZ_OK) {
+        free(r);
+        return st;
+    }
+    if (r->proof != s->proof)
+        st = cz_err(err, CZ_ERR_MISMATCH, "the request is for %s (%s), the job's circuit is %s", r->proof->name,
+                    r->proof->circuit_id ? r->proof->circuit_id : "a test-only size", s->proof->circuit_id);
+    else
+        st = cz_fil_snap_check(r, err);
+    if (st != CZ_OK) {
+        snap_free_job(r);
+        return st;
+    }
+    *job = r;
+    return CZ_OK;
+}
+
+static cz_status snap_part(void *shape, void *job, uint32_t part, cz_synth_fn *fn, void **ctx, cz_errbuf *err)
+{
+    snap_shape *s = shape;
+    if (part >= s->proof->partitions) return cz_err(err, CZ_ERR_INVALID_ARG, "partition %u out of range", part);
+    cz_fil_snap_circuit *c = calloc(1, sizeof *c);
+    if (!c) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    c->proof = s->proof;
+    c->request = job;
+    c->partition = part;
+    c->h = 0; /* h_default, as filecoin-proofs */
+    *fn = cz_fil_snap_synth;
+    *ctx = c;
+    return CZ_OK;
+}
+
+static cz_status snap_public(void *shape, void *job, uint32_t part, cz_fr *out, size_t n)
+{
+    (void)shape;
+    size_t got = 0;
+    cz_status st = cz_fil_snap_public_inputs(job, part, out, n, &got, NULL);
+    if (st != CZ_OK) return st;
+    return got == n ? CZ_OK : CZ_ERR_MISMATCH;
+}
+
+/* A sample job: a sector sealed in memory, updated with deterministic new
+ * data, every partition's vanilla proof. */
+static cz_status snap_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool *pool, uint8_t **payload,
+                             size_t *len, cz_errbuf *err)
+{
+    snap_shape *s = shape;
+    const cz_fil_snap_proof *p = s->proof;
+    if (parts != p->partitions)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "a %s job has %u partitions", p->circuit_id, p->partitions);
+    uint8_t *old = NULL;
+    cz_fil_seal_result res;
+    cz_status st = seal_sample(p->sector_size, seed, pool, &old, &res, err);
+    if (st != CZ_OK) return st;
+    uint64_t n = cz_fil_unpadded_size(p->sector_size);
+    uint8_t *data = malloc(n ? n : 1);
+    if (!data) {
+        free(old);
+        return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    }
+    uint64_t x = seed * 0xd1b54a32d192ed03ULL + 3;
+    for (uint64_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        data[i] = (uint8_t)x;
+    }
+    cz_fil_snap_update u;
+    memset(&u, 0, sizeof u);
+    st = cz_fil_snap_encode(&u, p, old, &res.comm_c, data, n, 0, pool, err);
+    free(old);
+    free(data);
+    if (st != CZ_OK) return st;
+    cz_fil_snap_request r;
+    memset(&r, 0, sizeof r);
+    st = cz_fil_snap_prove(&u, &r, err);
+    cz_fil_snap_update_free(&u);
+    if (st != CZ_OK) return st;
+    st = cz_fil_snap_request_encode(&r, payload, len);
+    cz_fil_snap_request_free(&r);
+    if (st != CZ_OK) return cz_err(err, st, "cannot encode the SnapDeals request");
+    return CZ_OK;
+}
+
 static const circuit_kind KINDS[] = {
     {"mulchain-", mc_resolve, mc_free, mc_shape, mc_parse, free, mc_part, free, mc_public, mc_sample},
     {"shaped-", pr_resolve, free, pr_shape, pr_parse, pr_free_job, pr_part, free, pr_public, pr_sample},
     {"porep-", fil_resolve, free, fil_shape_synth, fil_parse, fil_free_job, fil_part, fil_free_part, fil_public,
      fil_sample},
+    {"winning-", post_resolve, free, post_shape_synth, post_parse, post_free_job, post_part, fil_free_part,
+     post_public, post_sample},
+    {"wpost-", post_resolve, free, post_shape_synth, post_parse, post_free_job, post_part, fil_free_part,
+     post_public, post_sample},
+    {"snap-", snap_resolve, free, snap_shape_synth, snap_parse, snap_free_job, snap_part, fil_free_part,
+     snap_public, snap_sample},
 };
 
 const circuit_kind *cz__find_kind(const char *id)

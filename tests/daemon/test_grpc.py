@@ -281,9 +281,10 @@ proof_bytes = 192
         check(ev.was_loaded and ev.freed_bytes == 1 << 20, f"evict: {ev}")
         ev = st.EvictSRS(pb.EvictSrsRequest(circuit_id="porep-8m"))
         check(not ev.was_loaded and ev.freed_bytes == 0, f"evict again: {ev}")
-        for cid, name in (("wpost-32g", "WindowPoSt"), ("winning-32g", "WinningPoSt"), ("snap-64g", "SnapDeals")):
-            expect_code(lambda: st.PreloadSRS(pb.PreloadSrsRequest(circuit_id=cid)), grpc.StatusCode.UNIMPLEMENTED,
-                        name, f"preload {cid}")
+        for cid in ("wpost-32g", "winning-32g", "snap-64g"):
+            pr = st.PreloadSRS(pb.PreloadSrsRequest(circuit_id=cid))
+            check(not pr.already_loaded, f"preload {cid}: {pr}")
+            check(st.EvictSRS(pb.EvictSrsRequest(circuit_id=cid)).was_loaded, f"evict {cid}")
         expect_code(lambda: st.PreloadSRS(pb.PreloadSrsRequest(circuit_id="porep-16g")),
                     grpc.StatusCode.INVALID_ARGUMENT, "sector size", "preload of an unknown size")
         expect_code(lambda: st.PreloadSRS(pb.PreloadSrsRequest(circuit_id="../etc")),
@@ -294,15 +295,35 @@ proof_bytes = 192
                     "unknown proof kind")
         expect_code(lambda: st.SubmitProof(req(proof_kind=0)), grpc.StatusCode.INVALID_ARGUMENT, "proof_kind is unset",
                     "unset proof kind")
+        rnd = bytes(range(31)) + b"\x01"
         expect_code(lambda: st.SubmitProof(req(proof_kind=K.WINNING_POST, registered_proof=3, sector_size=32 << 30,
                                                vanilla_proof=b"", vanilla_proofs=[b"x"])),
-                    grpc.StatusCode.UNIMPLEMENTED, "WinningPoSt", "WinningPoSt")
+                    grpc.StatusCode.INVALID_ARGUMENT, "randomness must be 32 bytes, got 0", "WinningPoSt, no randomness")
+        expect_code(lambda: st.SubmitProof(req(proof_kind=K.WINNING_POST, registered_proof=3, sector_size=0, vanilla_proof=b"",
+                                               randomness=rnd)),
+                    grpc.StatusCode.INVALID_ARGUMENT, "vanilla_proofs is empty", "WinningPoSt, no vanilla proofs")
+        expect_code(lambda: st.SubmitProof(req(proof_kind=K.WINNING_POST, registered_proof=3, sector_size=0, vanilla_proof=b"",
+                                               randomness=rnd, vanilla_proofs=[b"x" * 50], partition_index=1)),
+                    grpc.StatusCode.INVALID_ARGUMENT, "partition_index must be 0", "WinningPoSt, partition 1")
         expect_code(lambda: st.SubmitProof(req(proof_kind=K.WINDOW_POST_PARTITION, registered_proof=13,
-                                               sector_size=32 << 30)),
-                    grpc.StatusCode.UNIMPLEMENTED, "WindowPoSt", "WindowPoSt")
+                                               sector_size=32 << 30, vanilla_proof=b"", randomness=rnd,
+                                               vanilla_proofs=[b"x" * 50])),
+                    grpc.StatusCode.INVALID_ARGUMENT, "truncated", "WindowPoSt, truncated sector proof")
+        expect_code(lambda: st.SubmitProof(req(proof_kind=K.WINDOW_POST_PARTITION, registered_proof=13, sector_size=0,
+                                               vanilla_proof=b"", randomness=b"\xff" * 32,
+                                               vanilla_proofs=[b"x" * 50])),
+                    grpc.StatusCode.INVALID_ARGUMENT, "randomness", "WindowPoSt, randomness not a field element")
         expect_code(lambda: st.SubmitProof(req(proof_kind=K.SNAP_DEALS_UPDATE, registered_proof=3,
-                                               sector_size=32 << 30)),
-                    grpc.StatusCode.UNIMPLEMENTED, "SnapDeals", "SnapDeals")
+                                               sector_size=32 << 30, vanilla_proof=b"")),
+                    grpc.StatusCode.INVALID_ARGUMENT, "comm_r_old must be 32 bytes", "SnapDeals, no commitments")
+        expect_code(lambda: st.SubmitProof(req(proof_kind=K.SNAP_DEALS_UPDATE, registered_proof=3, sector_size=0, vanilla_proof=b"",
+                                               comm_r_old=rnd, comm_r_new=rnd, comm_d_new=rnd,
+                                               vanilla_proofs=[b"x"])),
+                    grpc.StatusCode.INVALID_ARGUMENT, "has 16 partitions", "SnapDeals, one of 16 partition proofs")
+        expect_code(lambda: st.SubmitProof(req(proof_kind=K.SNAP_DEALS_UPDATE, registered_proof=0, vanilla_proof=b"",
+                                               comm_r_old=rnd, comm_r_new=rnd, comm_d_new=rnd,
+                                               vanilla_proofs=[b"x" * 40])),
+                    grpc.StatusCode.INVALID_ARGUMENT, "partition 0", "SnapDeals, truncated partition proof")
         expect_code(lambda: st.SubmitProof(req(proof_kind=K.WINDOW_POST_PARTITION, registered_proof=13,
                                                sector_size=2048)),
                     grpc.StatusCode.INVALID_ARGUMENT, "sector_size 2048 does not match", "WindowPoSt size mismatch")
@@ -549,6 +570,159 @@ self_verify = true
         shutil.rmtree(work, ignore_errors=True)
 
 
+def run(cmd, what):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    check(r.returncode == 0, f"{what}: exit {r.returncode}\n{' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def bins(d):
+    """The bincode files a `--bincode-dir` holds, in name order."""
+    return [open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))]
+
+
+def test_post(cuzkd, source_dir, cuzk, fixture_dir):
+    """WinningPoSt, WindowPoSt and SnapDeals through gRPC on the real prover.
+
+    Two 2KiB sectors are sealed by `cuzk seal`; `cuzk post vanilla` and
+    `cuzk snap` make the bincode vanilla proofs as Curio would send them
+    (and the request envelopes, which `cuzk verify` checks the daemon's
+    proofs against); cuzkd proves them with local parameters."""
+    import grpc
+    work = tempfile.mkdtemp(prefix="cuzk-grpc-post-")
+    try:
+        pb, pbg = load_stubs(source_dir, work)
+        for c in ("winning-2k", "wpost-2k"):  # small: seconds
+            if not os.path.exists(os.path.join(fixture_dir, f"{c}.meta")):
+                run([cuzk, "setup", "--circuit", c, "--threads", "2", "-o", os.path.join(fixture_dir, f"{c}.params")],
+                    f"setup {c}")
+        check(os.path.exists(os.path.join(fixture_dir, "snap-2k.params")),
+              "snap-2k.params missing (the fixture_snap2k test makes it)")
+        miner = 1000
+        prover = bytearray(32)
+        prover[0], prover[1] = 0xe8, 0x07  # LEB128(1000)
+        hx = lambda b: bytes(b).hex()
+        for sid in (1, 2):
+            run([cuzk, "seal", "--registered-proof", "StackedDrg2KiBV1_1", "--rand-seed", str(sid), "--prover-id",
+                 hx(prover), "--sector-id", str(sid), "--ticket", "11" * 31 + "01", "--seed", "22" * 32,
+                 "--cache-dir", os.path.join(work, f"s{sid}"), "-o", os.path.join(work, f"s{sid}.c1.json")],
+                f"seal sector {sid}")
+        rnd = bytes((i * 37 + 5) & 0xFF for i in range(31)) + b"\x0b"
+        run([cuzk, "post", "vanilla", "--registered-proof", "StackedDrgWinning2KiBV1", "--cache-dir",
+             os.path.join(work, "s1"), "--sector-id", "1", "--miner-id", str(miner), "--randomness", rnd.hex(),
+             "--bincode-dir", os.path.join(work, "win"), "-o", os.path.join(work, "win.req")], "post vanilla (winning)")
+        run([cuzk, "post", "vanilla", "--registered-proof", "StackedDrgWindow2KiBV1_2", "--cache-dir",
+             os.path.join(work, "s1") + "," + os.path.join(work, "s2"), "--sector-id", "1,2", "--miner-id", str(miner),
+             "--randomness", rnd.hex(), "--partition", "0", "--bincode-dir", os.path.join(work, "wp"), "-o",
+             os.path.join(work, "wp.req")], "post vanilla (window)")
+        ini = f"""[daemon]
+listen = off
+[grpc]
+listen = unix:{work}/grpc.sock
+[backend]
+type = groth16
+param_dir = {fixture_dir}
+auto_setup = false
+threads = 2
+[engine]
+memory_budget = 8G
+self_verify = true
+"""
+        d = Daemon(cuzkd, work, "post", ini)
+        ch = grpc.insecure_channel(grpc_target(d.grpc), options=[("grpc.max_receive_message_length", 256 << 20),
+                                                                 ("grpc.max_send_message_length", 256 << 20)])
+        st = pbg.ProvingEngineStub(ch)
+        AW = pb.AwaitProofResponse
+
+        def prove_and_verify(sub, circuit, req_file, parts):
+            t0 = time.time()
+            r = st.Prove(pb.ProveRequest(submit=sub), timeout=900).result
+            check(r.status == AW.COMPLETED, f"{circuit}: {r.status} {r.error_message}")
+            check(len(r.proof) == 192 * parts, f"{circuit}: proof is {len(r.proof)} bytes, want {192 * parts}")
+            print(f"  {circuit}: proved in {time.time() - t0:.1f} s (synthesis {r.synthesis_ms} ms, "
+                  f"prove {r.gpu_compute_ms} ms, total {r.total_ms} ms)")
+            proof_path = os.path.join(work, f"{circuit}.proof")
+            open(proof_path, "wb").write(r.proof)
+            params = os.path.join(fixture_dir, f"{circuit}.params")
+            v = [cuzk, "verify", "--circuit", circuit, "--params", params, "--payload", req_file, "--proof", proof_path]
+            run(v, f"cuzk verify of the {circuit} proof")
+            bad = bytearray(r.proof)
+            bad[50] ^= 1
+            open(proof_path, "wb").write(bytes(bad))
+            check(subprocess.run(v, capture_output=True).returncode != 0, f"cuzk verify accepted a tampered {circuit} proof")
+            return r
+
+        print("WinningPoSt (default priority: CRITICAL)")
+        win = bins(os.path.join(work, "win"))
+        check(len(win) == 1, f"winning: {len(win)} sector proofs")
+        sub = pb.SubmitProofRequest(request_id="win-1", proof_kind=pb.WINNING_POST, registered_proof=0,
+                                    sector_size=2048, vanilla_proofs=win, randomness=rnd, miner_id=miner)
+        prove_and_verify(sub, "winning-2k", os.path.join(work, "win.req"), 1)
+
+        print("WindowPoSt, one partition of two sectors (default priority: HIGH)")
+        wp = bins(os.path.join(work, "wp"))
+        check(len(wp) == 2, f"window: {len(wp)} sector proofs")
+        sub = pb.SubmitProofRequest(request_id="wpost-1", proof_kind=pb.WINDOW_POST_PARTITION, registered_proof=10,
+                                    vanilla_proofs=wp, randomness=rnd, miner_id=miner, partition_index=0)
+        prove_and_verify(sub, "wpost-2k", os.path.join(work, "wp.req"), 1)
+
+        print("bad PoSt input: refused or failed, naming the problem; the daemon keeps serving")
+        expect_code(lambda: st.SubmitProof(pb.SubmitProofRequest(
+            proof_kind=pb.WINDOW_POST_PARTITION, registered_proof=10, vanilla_proofs=[wp[0][:-5]], randomness=rnd,
+            miner_id=miner)), grpc.StatusCode.INVALID_ARGUMENT, "truncated", "truncated sector proof")
+        expect_code(lambda: st.SubmitProof(pb.SubmitProofRequest(
+            proof_kind=pb.WINNING_POST, registered_proof=0, vanilla_proofs=win + win, randomness=rnd,
+            miner_id=miner)), grpc.StatusCode.INVALID_ARGUMENT, "vanilla proofs", "two winning sector proofs")
+        expect_code(lambda: st.SubmitProof(pb.SubmitProofRequest(
+            proof_kind=pb.WINDOW_POST_PARTITION, registered_proof=10, vanilla_proofs=wp, randomness=rnd[:31],
+            miner_id=miner)), grpc.StatusCode.INVALID_ARGUMENT, "randomness must be 32 bytes", "31-byte randomness")
+        other = bytes(rnd[:31]) + b"\x0c"
+        r = st.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(
+            request_id="wpost-wrong-rnd", proof_kind=pb.WINDOW_POST_PARTITION, registered_proof=10, vanilla_proofs=wp,
+            randomness=other, miner_id=miner)), timeout=600).result
+        check(r.status == AW.FAILED and "challenge" in r.error_message,
+              f"vanilla proofs of other randomness: {r.status} {r.error_message}")
+        print(f"  other randomness: FAILED: {r.error_message}")
+        tampered = bytearray(wp[1])
+        tampered[200] ^= 1
+        r = st.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(
+            request_id="wpost-tampered", proof_kind=pb.WINDOW_POST_PARTITION, registered_proof=10,
+            vanilla_proofs=[wp[0], bytes(tampered)], randomness=rnd, miner_id=miner)), timeout=600).result
+        check(r.status == AW.FAILED and "sector proof 1" in r.error_message,
+              f"tampered sector proof: {r.status} {r.error_message}")
+        print(f"  tampered path: FAILED: {r.error_message}")
+
+        print("SnapDeals: sector 1 updated with new data (default priority: NORMAL)")
+        run([cuzk, "snap", "encode", "--registered-proof", "snap-2k", "--cache-dir", os.path.join(work, "s1"),
+             "--rand-seed", "5", "-o", os.path.join(work, "up")], "snap encode")
+        run([cuzk, "snap", "vanilla", "--registered-proof", "snap-2k", "--cache-dir", os.path.join(work, "s1"),
+             "--rand-seed", "5", "--bincode-dir", os.path.join(work, "snapbc"), "-o", os.path.join(work, "snap.req")],
+            "snap vanilla")
+        up = json.load(open(os.path.join(work, "up", "update.json")))
+        comms = {k: bytes.fromhex(up[k]) for k in ("comm_r_old", "comm_r_new", "comm_d_new")}
+        parts = bins(os.path.join(work, "snapbc"))
+        check(len(parts) == 1, f"snap-2k: {len(parts)} partition proofs")
+        sub = pb.SubmitProofRequest(request_id="snap-1", proof_kind=pb.SNAP_DEALS_UPDATE, registered_proof=0,
+                                    sector_size=2048, vanilla_proofs=parts, **comms)
+        prove_and_verify(sub, "snap-2k", os.path.join(work, "snap.req"), 1)
+        wrong = dict(comms)
+        wrong["comm_r_new"] = comms["comm_r_old"]
+        r = st.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(
+            request_id="snap-wrong", proof_kind=pb.SNAP_DEALS_UPDATE, registered_proof=0, vanilla_proofs=parts,
+            **wrong)), timeout=600).result
+        check(r.status == AW.FAILED and "partition 0" in r.error_message, f"snap, wrong comm_r_new: {r.status} "
+              f"{r.error_message}")
+        print(f"  wrong comm_r_new: FAILED: {r.error_message}")
+
+        s = st.GetStatus(pb.GetStatusRequest())
+        check(s.total_proofs_completed == 3 and s.total_proofs_failed == 3, f"totals: {s}")
+        ch.close()
+        d.stop()
+        print(f"{SELF} post: all checks passed")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 if __name__ == "__main__":
     try:
         import grpc  # noqa: F401
@@ -559,5 +733,7 @@ if __name__ == "__main__":
         test_api(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 6 and sys.argv[1] == "porep":
         test_porep(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    elif len(sys.argv) == 6 and sys.argv[1] == "post":
+        test_post(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     else:
-        die(f"usage: {SELF} api CUZKD SOURCE_DIR | porep CUZKD SOURCE_DIR CUZK FIXTURE_DIR")
+        die(f"usage: {SELF} api CUZKD SOURCE_DIR | porep|post CUZKD SOURCE_DIR CUZK FIXTURE_DIR")
