@@ -5,7 +5,7 @@
  * docs/api.md, every configuration key in docs/cuzkd.ini.example.
  *
  * Listening: a unix socket by default (created mode 0600, so only the
- * owner can talk to it), or TCP. TCP on a loopback address is allowed
+ * owner can talk to it; where: cz_daemon_default_listen), or TCP. TCP on a loopback address is allowed
  * without a token; any other address refuses to start unless a bearer
  * token file is configured. When a token is configured every request must
  * carry "Authorization: Bearer <token>" (compared in constant time).
@@ -46,6 +46,17 @@ typedef struct {
     uint64_t max_await_ms;               /* cap on timeout_ms (default 3600000) */
     unsigned max_connections;            /* concurrent connections (default 256) */
     unsigned connection_timeout_s;       /* idle connection timeout (default 120) */
+    /* A connection must have sent a complete request head (request line
+     * and headers) within this long of being accepted, or of its previous
+     * request ending, or it is closed: a real deadline, not an inactivity
+     * timer, so a client trickling bytes cannot hold a slot (default
+     * 10000; 0 = none). */
+    uint64_t header_timeout_ms;
+    /* TCP only: connections at once from one client address (default 64;
+     * 0 = no limit). On a unix socket every peer has the same (empty)
+     * address, so there it does not apply: who may connect at all is
+     * decided by socket_mode/socket_group. */
+    unsigned max_connections_per_peer;
     cz_log_level log_level;              /* default info */
     char timeline_file[CZ_DAEMON_PATH_MAX]; /* "" = none, "-" = stderr; else appended */
     char trace_file[CZ_DAEMON_PATH_MAX];    /* Chrome trace written at shutdown ("" = none) */
@@ -74,6 +85,14 @@ typedef struct {
 } cz_daemon_config;
 
 void cz_daemon_config_default(cz_daemon_config *c);
+/* The default daemon.listen, which `cuzk client` uses too (so the two
+ * always agree): "unix:$XDG_RUNTIME_DIR/cuzkd.sock" when xdg_runtime_dir is
+ * set (a per-user directory nobody else can write), else
+ * "unix:/run/cuzkd/cuzkd.sock" for root, else "" (no default: a socket in
+ * a world-writable directory such as /tmp could be squatted by another
+ * user, so cz_daemon_create refuses an empty listen and says what to
+ * set). Writes at most cap bytes; NULL xdg_runtime_dir = unset. */
+void cz_daemon_default_listen(char *buf, size_t cap, const char *xdg_runtime_dir, bool root);
 /* Sets one key ("engine", "partition_workers", "4"). Sizes accept K/M/G/T
  * suffixes (binary), booleans true/false/yes/no/on/off/1/0. An unknown
  * section or key, or a bad value, is an error naming it. */

@@ -169,7 +169,16 @@ typedef struct {
      * waits (in priority order) and preload is refused. */
     uint64_t eviction_min_idle_ms;
     uint64_t result_retention_ms;    /* finished jobs kept this long (default 600000) */
-    size_t result_retention_count;   /* ... and at most this many (default 1024) */
+    /* ... and at most this many (default 1024), oldest dropped first, except
+     * DONE jobs whose proof no await has fetched yet: those stay until
+     * result_retention_ms (dropping them loses a proof its client is still
+     * going to ask for). */
+    size_t result_retention_count;
+    /* The bound on those unread results: while they hold this many bytes
+     * (proofs plus the job records) or more, cz_engine_submit refuses new
+     * jobs (CZ_ERR_BUDGET, the numbers in msg) instead of dropping unread
+     * proofs. 0 = no bound (default 64 MiB). */
+    uint64_t result_unread_max_bytes;
     size_t records_capacity;         /* partition timing records kept (ring; default 65536) */
     bool self_verify;                /* verify assembled proofs if backend.verify (default true) */
     /* At shutdown, queued jobs (no partition started) are always cancelled
@@ -201,10 +210,6 @@ typedef struct {
      * notification has been delivered. */
     void (*on_job_done)(void *arg, cz_job_id id, cz_job_state state);
     void *on_job_done_arg;
-    /* TEST HOOK ONLY: reproduce the seeds' OOM bug by releasing the
-     * synthesis permit before the send into the channel succeeded (finished
-     * partitions then pile up unbounded). Never set it in production. */
-    bool test_release_permit_before_send;
     cz_engine_backend backend;
 } cz_engine_config;
 
@@ -255,9 +260,15 @@ typedef struct {
 
 /* Accepts a job. Refusals (with msg): CZ_ERR_INVALID_ARG, CZ_ERR_NOT_FOUND
  * (unknown circuit, from backend.estimate), CZ_ERR_BUDGET (one partition
- * plus the circuit's parameters exceed the budget: the numbers are in msg),
- * CZ_ERR_BUSY (request id in use with another payload), CZ_ERR_CANCELLED
- * (engine shutting down). existing may be NULL. */
+ * plus the circuit's parameters exceed the budget, or unread results hold
+ * result_unread_max_bytes: the numbers are in msg), CZ_ERR_BUSY (request
+ * id in use with another payload), CZ_ERR_CANCELLED (shutdown has begun:
+ * "the engine is shutting down: ..."; never a job that would not run).
+ * existing may be NULL.
+ *
+ * Messages (here and in every msg/msglen of this API) say what is wrong
+ * without naming the call ("circuit 'x' cannot fit ...", not "submit:
+ * ..."): the caller knows which call it made and adds that context once. */
 CZ_WUR cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *id,
                                   bool *existing, char *msg, size_t msglen);
 
@@ -283,19 +294,28 @@ typedef struct {
 
 /* Waits until the job is terminal or timeout_ms passes (timeout_ms < 0:
  * forever; 0: poll). CZ_OK: *out describes the terminal job (proof copied;
- * release with cz_job_result_free). CZ_ERR_TIMEOUT: the job keeps running,
- * *out holds its current state. CZ_ERR_NOT_FOUND: unknown or pruned id. */
+ * release with cz_job_result_free; a DONE job's result counts as read from
+ * then on, see result_retention_count). CZ_ERR_TIMEOUT: the job keeps
+ * running, *out holds its current state. CZ_ERR_NOT_FOUND: unknown or
+ * pruned id. CZ_ERR_NOMEM: the job is DONE (*out says so) but its proof
+ * could not be copied (out->proof is NULL); the job and its proof are
+ * kept unchanged, so a later await can fetch it. */
 CZ_WUR cz_status cz_engine_await(cz_engine *e, cz_job_id id, int64_t timeout_ms,
                                  cz_job_result *out);
 /* Non-blocking snapshot of a job (never copies the proof). */
 CZ_WUR cz_status cz_engine_job_info(cz_engine *e, cz_job_id id, cz_job_result *out);
 void cz_job_result_free(cz_job_result *r);
 
-/* Cancels a queued or running job: queued partitions are dropped, running
- * ones stop at their next stage boundary, reservations are returned. The
- * job is CANCELLED when this returns CZ_OK. A job already terminal is left
- * as it is: CZ_ERR_BUSY (its state is in *state if not NULL).
- * CZ_ERR_NOT_FOUND: unknown id. */
+/* Cancels a queued or running job and returns at once: the job is
+ * CANCELLED when this returns CZ_OK (awaiters wake), its queued partitions
+ * are handed to the engine's reaper thread, which frees their objects and
+ * returns their reservations right after, and running ones stop at their
+ * next stage boundary. The caller never runs the back-end's free_synth /
+ * free_pending (which may wait for background work) nor waits for a
+ * running stage; only on_job_done and release_job (a job with nothing in
+ * flight) run on its thread. cz_engine_wait_idle waits for all of it. A job
+ * already terminal is left as it is: CZ_ERR_BUSY (its state is in *state
+ * if not NULL). CZ_ERR_NOT_FOUND: unknown id. */
 CZ_WUR cz_status cz_engine_cancel(cz_engine *e, cz_job_id id, cz_job_state *state);
 
 /* Waits until no job is unfinished, no partition holds a reservation (the

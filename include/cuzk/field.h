@@ -147,9 +147,13 @@ void cz_fr_from_uniform_bytes(cz_fr *r, const uint8_t in[64]);
 /* Uniform element from the OS CSPRNG: 64 bytes of getrandom() reduced
  * mod r (DESIGN §5a), the buffer wiped. CZ_ERR_IO if getrandom fails. */
 CZ_WUR cz_status cz_fr_random(cz_fr *r);
-/* Primitive 2^k-th root of unity in Fr, 0 <= k <= 32 (2-adicity 32):
- * w_k = g^((r-1)/2^k) with g = 7, so w_k^2 = w_{k-1}. */
-void cz_fr_root_of_unity(cz_fr *r, unsigned k);
+/* Primitive 2^k-th root of unity in Fr, 0 <= k <= CZ_FR_TWO_ADICITY:
+ * w_k = g^((r-1)/2^k) with g = 7, so w_k^2 = w_{k-1}. k above the
+ * 2-adicity has no such root: CZ_ERR_INVALID_ARG and *r = 0 (never a
+ * clamped, wrong root). Callers pass a k they have bounded already (a
+ * domain within CZ_NTT_MAX_LOG_N), so the status is informational. */
+#define CZ_FR_TWO_ADICITY 32
+cz_status cz_fr_root_of_unity(cz_fr *r, unsigned k);
 
 /* ---- Fp2 ----------------------------------------------------------------- */
 void cz_fp2_add(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b);

@@ -143,7 +143,15 @@ void cz_snarkjs_vk_clear(cz_snarkjs_vk *vk);
  * A witness that does not satisfy the circuit cannot be detected from the
  * zkey alone (it has no C matrix): the proof is self-verified and
  * CZ_ERR_UNSATISFIED ("witness does not satisfy the circuit") returned if
- * it fails. test_rs: TEST ONLY fixed {r, s}; NULL draws them from the OS. */
+ * it fails. test_rs: TEST ONLY fixed {r, s}; NULL draws them from the OS.
+ * TIMING: the witness is handled in VARIABLE time (the a, b evaluation,
+ * the NTTs and Pippenger MSMs branch and index on the scalars, and zero/one
+ * values take shortcuts), as everywhere in cuzk. That suits PoRep, whose
+ * witness is public, but a circom witness is often private: an attacker
+ * who can time the prover or share its cache (same host, co-tenant VM) may
+ * learn about the private inputs. Only r and s get constant-time code (and
+ * the copies of r, s and the blinded points are wiped). Prove private
+ * witnesses only on a machine nobody else runs code on. */
 CZ_WUR cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_fr *w, size_t n,
                                   cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err);
 /* A .zkey for cuzk's own parameters: p from cz_groth16_setup of pce, h_odd

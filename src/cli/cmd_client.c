@@ -10,6 +10,7 @@
  *     cancel  ID
  *     metrics | trace | health
  *     preload NAME | evict NAME
+ *     pause | resume        stop / restart dispatching (jobs are still accepted)
  *
  * The connection options may also follow CMD. --payload STR sends the
  * string itself (--payload '' an empty one); --payload-file F sends the
@@ -20,7 +21,8 @@
  * stderr), 2 usage, 3 a file cannot be read or written, 4 the job failed
  * or was cancelled, 5 the wait timed out with the job still queued or
  * running (its id and state on stderr). Default address: $CUZKD_ADDRESS,
- * else the daemon's default socket.
+ * else the daemon's default socket (cz_daemon_default_listen: the same
+ * function the daemon uses, so the two cannot disagree).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -92,6 +94,7 @@ static const cz_cmd client_cmd = {
              "  cancel  ID\n"
              "  metrics | trace | health\n"
              "  preload NAME | evict NAME\n"
+             "  pause | resume\n"
              "exit status: 0 ok, 1 the daemon refused (HTTP error) or cannot be reached, 2 usage,\n"
              "3 a file cannot be read or written, 4 the job failed or was cancelled, 5 timed out\n"
              "(the job is still queued or running: its id and state are printed)",
@@ -113,7 +116,7 @@ static const cz_opt prove_opts[] = {CONN_OPTS, SUBMIT_OPTS, PROOF_OUT, {0}};
 static const cz_opt await_opts[] = {CONN_OPTS, PROOF_OUT, {0}};
 static const cz_opt plain_opts[] = {CONN_OPTS, {0}};
 
-typedef enum { SUB_SUBMIT, SUB_PROVE, SUB_AWAIT, SUB_STATUS, SUB_CANCEL, SUB_GET, SUB_PARAMS } sub_kind;
+typedef enum { SUB_SUBMIT, SUB_PROVE, SUB_AWAIT, SUB_STATUS, SUB_CANCEL, SUB_GET, SUB_PARAMS, SUB_CONTROL } sub_kind;
 
 static const struct {
     const char *word;
@@ -132,6 +135,11 @@ static const struct {
     {"health", SUB_GET, {"cuzk client health", "[options]", NULL, plain_opts, 0, false}},
     {"preload", SUB_PARAMS, {"cuzk client preload", "NAME", "  loads a circuit's parameters now", plain_opts, 1, false}},
     {"evict", SUB_PARAMS, {"cuzk client evict", "NAME", "  unloads resident parameters", plain_opts, 1, false}},
+    {"pause", SUB_CONTROL, {"cuzk client pause", "[options]",
+                            "  stops starting jobs (they are still accepted; running partitions finish)", plain_opts, 0,
+                            false}},
+    {"resume", SUB_CONTROL, {"cuzk client resume", "[options]",
+                             "  starts dispatching again (after pause, or engine.start_paused)", plain_opts, 0, false}},
 };
 
 static int write_proof(const char *body, const char *path)
@@ -225,6 +233,12 @@ int cz_cmd_client(int argc, char **argv)
         cz_daemon_config_default(c);
         snprintf(defaddr, sizeof defaddr, "%s", c->listen);
         free(c);
+        if (!defaddr[0]) {
+            fprintf(stderr, "cuzk client: no daemon address: XDG_RUNTIME_DIR is unset and this is not root, so there "
+                            "is no default socket; pass --socket ADDR or set CUZKD_ADDRESS (the daemon's "
+                            "daemon.listen)\n");
+            return CZ_EXIT_USAGE;
+        }
         addr = defaddr;
     }
     long long timeout = cz_opt_num(&a, "--timeout-ms", -1);
@@ -335,6 +349,10 @@ int cz_cmd_client(int argc, char **argv)
     case SUB_GET:
         snprintf(path, sizeof path, !strcmp(word, "metrics") ? "/metrics" : "/v1/%s", word);
         break;
+    case SUB_CONTROL:
+        method = "POST";
+        snprintf(path, sizeof path, "/v1/%s", word);
+        break;
     case SUB_PARAMS:
         method = "POST";
         if (snprintf(path, sizeof path, "/v1/params/%s/%s", pos, word) >= (int)sizeof path) {
@@ -348,7 +366,7 @@ int cz_cmd_client(int argc, char **argv)
     /* the HTTP exchange may outlast the server-side timeout a little */
     int http_timeout = timeout >= 0 ? (int)(timeout + 30000) : -1;
     if (cz_http_call(addr, token, method, path, body, body ? strlen(body) : 0, http_timeout, &r, &err) != CZ_OK) {
-        fprintf(stderr, "cuzk client: %s: %s\n", addr, err.msg);
+        fprintf(stderr, "cuzk client %s: %s\n", word, err.msg); /* err names the address */
         rc = CZ_EXIT_FAIL;
         goto out;
     }

@@ -250,6 +250,14 @@ int cz_api_match(const char *method, const char *path, cz_api_target *t, char *e
             t->route = CZ_API_TIMELINE;
             return need_method(method, "GET", t, err, errlen);
         }
+        if (seg_is(&s[1], "pause")) {
+            t->route = CZ_API_PAUSE;
+            return need_method(method, "POST", t, err, errlen);
+        }
+        if (seg_is(&s[1], "resume")) {
+            t->route = CZ_API_RESUME;
+            return need_method(method, "POST", t, err, errlen);
+        }
         goto none;
     }
     if (seg_is(&s[1], "jobs") && (k == 3 || k == 4)) {
@@ -551,6 +559,32 @@ int cz_api_http_status(cz_status st)
     case CZ_ERR_UNSUPPORTED: return 501;
     default: return 500;
     }
+}
+
+int cz_api_await_answer(cz_status st, cz_job_id id, const cz_job_result *r, bool prove, char *err,
+                        size_t errlen)
+{
+    unsigned long long n = (unsigned long long)id;
+    if (st == CZ_ERR_NOT_FOUND) {
+        if (prove)
+            errf(err, errlen, "job %llu was pruned before it could be awaited", n);
+        else
+            errf(err, errlen, "unknown job %llu (never submitted, pruned, or submitted before a restart)", n);
+        return 404;
+    }
+    if (st == CZ_ERR_TIMEOUT)
+        return prove ? 202 : 200;
+    bool done_no_proof = r && r->state == CZ_JOB_DONE && !r->proof;
+    if (st == CZ_OK && !done_no_proof)
+        return 200;
+    if (done_no_proof)
+        errf(err, errlen,
+             "job %llu is done but its proof could not be copied for this answer (%s); the result is kept: "
+             "fetch it with POST /v1/jobs/%llu/await",
+             n, st == CZ_OK ? "no proof" : cz_status_str(st), n);
+    else
+        errf(err, errlen, "await of job %llu failed: %s", n, cz_status_str(st));
+    return 500;
 }
 
 bool cz_api_priority_note(char *buf, size_t cap, const char *request_id, cz_job_id job, cz_priority kept,

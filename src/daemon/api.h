@@ -28,7 +28,9 @@ typedef enum {
     CZ_API_PRELOAD,     /* POST /v1/params/{name}/preload */
     CZ_API_EVICT,       /* POST /v1/params/{name}/evict */
     CZ_API_PAGE,        /* GET  /       (the live status page) */
-    CZ_API_TIMELINE     /* GET  /v1/timeline */
+    CZ_API_TIMELINE,    /* GET  /v1/timeline */
+    CZ_API_PAUSE,       /* POST /v1/pause  (stop dispatching; jobs are still accepted) */
+    CZ_API_RESUME       /* POST /v1/resume (dispatch again, e.g. after engine.start_paused) */
 } cz_api_route;
 
 #define CZ_API_NAME_MAX 127
@@ -97,6 +99,15 @@ json_t *cz_api_job_json(const cz_job_result *r, bool with_proof);
 json_t *cz_api_json_text(const char *text);
 /* HTTP status for an engine status code (submit/preload/evict refusals). */
 int cz_api_http_status(cz_status st);
+/* The answer to an await (POST /v1/jobs/{id}/await; prove = false) or the
+ * wait of POST /v1/prove (prove = true) from what cz_engine_await returned
+ * for job id: 200 a terminal job (with its proof when DONE), 202 (prove) or
+ * 200 (await) a wait that timed out, 404 an unknown or pruned job, else
+ * 500 with err naming the job and the cause. A DONE job without its proof
+ * (the copy failed, CZ_ERR_NOMEM) is a 500, never a 200 "done" without a
+ * proof: the engine keeps the result, and err says how to fetch it again. */
+int cz_api_await_answer(cz_status st, cz_job_id id, const cz_job_result *r, bool prove, char *err,
+                        size_t errlen);
 /* The "note" of a resubmission that matched a retained job (request_id)
  * but asked for another priority: the engine keeps the job's priority
  * (priority is not part of the idempotency key), and the client should be

@@ -26,7 +26,7 @@ int cz_http_connect(const char *address, cz_errbuf *err)
     cz_listen_addr a;
     char msg[256];
     if (!cz_api_parse_listen(address, &a, msg, sizeof msg)) {
-        cz_err(err, CZ_ERR_INVALID_ARG, "%s", msg);
+        cz_err(err, CZ_ERR_INVALID_ARG, "daemon address: %s", msg);
         return -1;
     }
     if (a.is_unix) {
@@ -71,14 +71,14 @@ int cz_http_connect(const char *address, cz_errbuf *err)
     return fd;
 }
 
-static cz_status wait_fd(int fd, short ev, int64_t deadline, cz_errbuf *err)
+static cz_status wait_fd(const char *address, int fd, short ev, int64_t deadline, cz_errbuf *err)
 {
     for (;;) {
         int t = -1;
         if (deadline >= 0) {
             int64_t left = deadline - now_ms();
             if (left <= 0)
-                return cz_err(err, CZ_ERR_TIMEOUT, "no answer from the daemon in time");
+                return cz_err(err, CZ_ERR_TIMEOUT, "no answer from %s in time", address);
             t = left > 1000000 ? 1000000 : (int)left;
         }
         struct pollfd p = {fd, ev, 0};
@@ -86,11 +86,11 @@ static cz_status wait_fd(int fd, short ev, int64_t deadline, cz_errbuf *err)
         if (rc > 0)
             return CZ_OK;
         if (rc < 0 && errno != EINTR)
-            return cz_err(err, CZ_ERR_IO, "poll: %s", strerror(errno));
+            return cz_err(err, CZ_ERR_IO, "%s: poll: %s", address, strerror(errno));
     }
 }
 
-static cz_status exchange(int fd, const void *req, size_t len, const void *body, size_t blen,
+static cz_status exchange(const char *address, int fd, const void *req, size_t len, const void *body, size_t blen,
                           int timeout_ms, cz_http_response *out, cz_errbuf *err)
 {
     int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
@@ -101,7 +101,7 @@ static cz_status exchange(int fd, const void *req, size_t len, const void *body,
     for (int k = 0; k < 2; k++) {
         size_t off = 0;
         while (off < parts[k].n) {
-            cz_status st = wait_fd(fd, POLLOUT, deadline, err);
+            cz_status st = wait_fd(address, fd, POLLOUT, deadline, err);
             if (st != CZ_OK)
                 return st;
             ssize_t w = send(fd, parts[k].p + off, parts[k].n - off, MSG_NOSIGNAL);
@@ -111,7 +111,7 @@ static cz_status exchange(int fd, const void *req, size_t len, const void *body,
                 /* the server may answer early (413/401) and close: read it */
                 if (errno == EPIPE || errno == ECONNRESET)
                     break;
-                return cz_err(err, CZ_ERR_IO, "send: %s", strerror(errno));
+                return cz_err(err, CZ_ERR_IO, "send to %s: %s", address, strerror(errno));
             }
             off += (size_t)w;
         }
@@ -121,7 +121,7 @@ static cz_status exchange(int fd, const void *req, size_t len, const void *body,
     if (!buf)
         return CZ_ERR_NOMEM;
     for (;;) {
-        cz_status st = wait_fd(fd, POLLIN, deadline, err);
+        cz_status st = wait_fd(address, fd, POLLIN, deadline, err);
         if (st != CZ_OK) {
             free(buf);
             return st;
@@ -142,7 +142,7 @@ static cz_status exchange(int fd, const void *req, size_t len, const void *body,
             break;
         if (r < 0) {
             free(buf);
-            return cz_err(err, CZ_ERR_IO, "recv: %s", strerror(errno));
+            return cz_err(err, CZ_ERR_IO, "receive from %s: %s", address, strerror(errno));
         }
         if (r == 0)
             break;
@@ -153,7 +153,7 @@ static cz_status exchange(int fd, const void *req, size_t len, const void *body,
     char *hend = strstr(buf, "\r\n\r\n");
     if (n < 12 || strncmp(buf, "HTTP/1.", 7) || sscanf(buf + 9, "%3d", &code) != 1 || !hend) {
         free(buf);
-        return cz_err(err, CZ_ERR_FORMAT, "not an HTTP response (%zu bytes)", n);
+        return cz_err(err, CZ_ERR_FORMAT, "%s: not an HTTP response (%zu bytes)", address, n);
     }
     char *b = hend + 4;
     size_t blen2 = n - (size_t)(b - buf);
@@ -180,7 +180,7 @@ cz_status cz_http_raw(const char *address, const void *req, size_t len, int time
     int fd = cz_http_connect(address, err);
     if (fd < 0)
         return CZ_ERR_IO;
-    cz_status st = exchange(fd, req, len, NULL, 0, timeout_ms, out, err);
+    cz_status st = exchange(address, fd, req, len, NULL, 0, timeout_ms, out, err);
     close(fd);
     return st;
 }
@@ -202,7 +202,7 @@ cz_status cz_http_call(const char *address, const char *token, const char *metho
         close(fd);
         return cz_err(err, CZ_ERR_INVALID_ARG, "request header too long");
     }
-    cz_status st = exchange(fd, hdr, (size_t)hn, body, body ? len : 0, timeout_ms, out, err);
+    cz_status st = exchange(address, fd, hdr, (size_t)hn, body, body ? len : 0, timeout_ms, out, err);
     close(fd);
     return st;
 }

@@ -18,7 +18,8 @@ typedef struct {
 /* address: as daemon.listen ("unix:/p", "/p", "HOST:PORT", "[V6]:PORT").
  * token: NULL or the bearer token. timeout_ms bounds the whole exchange
  * (< 0: none). CZ_ERR_IO: cannot connect/send/receive; CZ_ERR_TIMEOUT;
- * CZ_ERR_FORMAT: not an HTTP response. */
+ * CZ_ERR_FORMAT: not an HTTP response. Every err message names the
+ * address, so callers print it as it is (adding it again repeats it). */
 CZ_WUR cz_status cz_http_call(const char *address, const char *token, const char *method, const char *path,
                               const void *body, size_t len, int timeout_ms, cz_http_response *out,
                               cz_errbuf *err);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "cuzk/daemon.h"
 
 typedef enum { K_STR, K_U32, K_U64, K_SIZE, K_MS, K_BOOL, K_LOG, K_BUDGET, K_BACKEND, K_ZSIZE, K_VALIDATE, K_MODE } ktype;
@@ -33,6 +34,8 @@ static const keydef keys[] = {
     {"daemon", "max_await_ms", K_MS, OFF(max_await_ms), 0, 0, UINT64_MAX},
     {"daemon", "max_connections", K_U32, OFF(max_connections), 0, 1, 65536},
     {"daemon", "connection_timeout_s", K_U32, OFF(connection_timeout_s), 0, 0, 86400},
+    {"daemon", "header_timeout_ms", K_MS, OFF(header_timeout_ms), 0, 0, 3600000},
+    {"daemon", "max_connections_per_peer", K_U32, OFF(max_connections_per_peer), 0, 0, 65536},
     {"daemon", "log_level", K_LOG, OFF(log_level), 0, 0, 0},
     STR("daemon", "timeline_file", timeline_file),
     STR("daemon", "trace_file", trace_file),
@@ -56,6 +59,7 @@ static const keydef keys[] = {
     {"engine", "eviction_min_idle_ms", K_MS, OFF(engine.eviction_min_idle_ms), 0, 0, UINT64_MAX},
     {"engine", "result_retention_ms", K_MS, OFF(engine.result_retention_ms), 0, 0, UINT64_MAX},
     {"engine", "result_retention_count", K_ZSIZE, OFF(engine.result_retention_count), 0, 1, 1u << 30},
+    {"engine", "result_unread_max_bytes", K_U64, OFF(engine.result_unread_max_bytes), 0, 0, UINT64_MAX},
     {"engine", "records_capacity", K_ZSIZE, OFF(engine.records_capacity), 0, 0, 1u << 30},
     {"engine", "self_verify", K_BOOL, OFF(engine.self_verify), 0, 0, 0},
     {"engine", "drain_on_shutdown", K_BOOL, OFF(engine.drain_on_shutdown), 0, 0, 0},
@@ -73,17 +77,37 @@ static const keydef keys[] = {
 
 static const char *log_names[] = {"error", "warn", "info", "debug"};
 
+void cz_daemon_default_listen(char *buf, size_t cap, const char *xdg, bool root)
+{
+    /* Never a world-writable directory (the old default was /tmp): there
+     * another user can create the path first and receive every client's
+     * requests and tokens, or simply keep the daemon from starting. The
+     * per-user runtime directory (mode 0700, owned by the user) and root's
+     * /run are safe; for anyone else there is no directory that is both
+     * safe and known to the client, so there is no default and the daemon
+     * refuses to start until listen is set. */
+    if (!cap)
+        return;
+    if (xdg && *xdg && strlen(xdg) + sizeof "unix:/cuzkd.sock" <= cap)
+        snprintf(buf, cap, "unix:%s/cuzkd.sock", xdg);
+    else if (root)
+        snprintf(buf, cap, "unix:/run/cuzkd/cuzkd.sock");
+    else
+        buf[0] = 0;
+}
+
 void cz_daemon_config_default(cz_daemon_config *c)
 {
     memset(c, 0, sizeof *c);
-    const char *rt = getenv("XDG_RUNTIME_DIR");
-    snprintf(c->listen, sizeof c->listen, "unix:%s/cuzkd.sock", rt && *rt ? rt : "/tmp");
+    cz_daemon_default_listen(c->listen, sizeof c->listen, getenv("XDG_RUNTIME_DIR"), geteuid() == 0);
     c->max_body_bytes = 96ull << 20;
     c->max_payload_bytes = 64ull << 20;
     c->default_await_ms = 60000;
     c->max_await_ms = 3600000;
     c->max_connections = 256;
     c->connection_timeout_s = 120;
+    c->header_timeout_ms = 10000;
+    c->max_connections_per_peer = 64;
     c->log_level = CZ_LOG_INFO;
     c->socket_mode = 0600;
     c->grpc_max_message_bytes = 256ull << 20; /* what Curio's client sets */

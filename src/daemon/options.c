@@ -19,7 +19,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: cuzkd [options]\n"
             "  --config FILE          INI configuration (docs/cuzkd.ini.example)\n"
-            "  --listen ADDR          HTTP: unix:/path | /path | HOST:PORT | [V6]:PORT | off\n"
+            "  --listen ADDR          HTTP: unix:/path | /path | HOST:PORT | [V6]:PORT | off (default\n"
+            "                         unix:$XDG_RUNTIME_DIR/cuzkd.sock, root: unix:/run/cuzkd/cuzkd.sock)\n"
             "  --grpc-listen ADDR     gRPC (Curio's cuzk.v1.ProvingEngine), same forms; default off\n"
             "  --token-file FILE      bearer token (required for non-loopback TCP)\n"
             "  --param-dir DIR        parameter directory\n"

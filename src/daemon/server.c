@@ -19,8 +19,20 @@
  *   JSON it polls (/v1/status, /v1/timeline) needs the token as usual.
  * - Logging: every job event is one key=value line (job=<id> event=...);
  *   the job-end line comes from the engine's on_job_done notification.
+ * - Slow clients: the bearer token can only be checked once a request's
+ *   head (request line and headers) is complete, so until then a
+ *   connection is anonymous and holds a slot of max_connections. Two
+ *   bounds keep a few such connections from locking everyone out:
+ *   daemon.header_timeout_ms, a real deadline (see the header watchdog
+ *   below), and, on TCP, daemon.max_connections_per_peer
+ *   (MHD_OPTION_PER_IP_CONNECTION_LIMIT). MHD's own
+ *   MHD_OPTION_CONNECTION_TIMEOUT is an inactivity timer in whole seconds:
+ *   a client that sends one byte every few seconds never trips it, so it
+ *   stays the idle limit (connection_timeout_s) and the head deadline is
+ *   ours.
  * - Shutdown: quiesce (stop accepting; the listen socket is closed and the
- *   unix socket unlinked), then cz_engine_shutdown (drain or cancel per
+ *   unix socket unlinked; submissions on connections still open answer
+ *   503 from then on), then cz_engine_shutdown (drain or cancel per
  *   engine.drain_on_shutdown; every pending await wakes with a terminal
  *   job), then MHD_stop_daemon (joins connection threads), then the engine
  *   is destroyed.
@@ -67,12 +79,25 @@ struct cz_daemon {
     ino_t sock_ino;
     gid_t sock_gid;          /* daemon.socket_group resolved ((gid_t)-1: none) */
     bool http_off;           /* daemon.listen = off */
-    cz_grpc_server *grpc;    /* NULL: grpc.listen is off */
+    cz_grpc_server *grpc;    /* NULL: grpc.listen is off (or shut down); under grpc_mu */
+    pthread_mutex_t grpc_mu; /* metrics_text (any request thread) vs shutdown */
     char grpc_address[300];
     _Atomic uint64_t http_requests, http_2xx, http_4xx, http_5xx, http_bytes_in;
     _Atomic int64_t active_requests; /* handler entered, response not yet sent */
+    atomic_bool stopping;            /* cz_daemon_shutdown began: no new jobs */
     struct timespec started;
+    /* header watchdog (see on_connection) */
+    pthread_mutex_t wd_mu;
+    pthread_cond_t wd_cv;
+    struct conn_watch *wd_head;
+    bool wd_started, wd_stop;
+    pthread_t wd_thread;
+    _Atomic uint64_t header_timeouts;
 };
+
+/* The answer to a submission once shutdown has begun (HTTP 503). */
+#define CZ_DAEMON_SHUTTING_DOWN_MSG \
+    "daemon is shutting down: no new jobs are accepted (submit to another instance, or again after the restart)"
 
 /* How long shutdown waits for in-progress requests to send their answers. */
 #define CZ_DAEMON_SHUTDOWN_GRACE_MS 10000
@@ -255,6 +280,149 @@ static enum MHD_Result send_error(cz_daemon *d, struct MHD_Connection *c, unsign
     return send_buf(d, c, code, t, n + 1, "application/json", allow);
 }
 
+/* ---- header watchdog -------------------------------------------------- */
+
+/* One per connection (MHD's socket context). A connection is armed (has a
+ * deadline) from its accept, and again from the end of each request, until
+ * the next request's head is complete: on_request's first call for a
+ * request (MHD calls it only once the head has been parsed) disarms it.
+ * The watchdog thread shuts an armed connection's socket down once its
+ * deadline passes; MHD's connection thread then sees the hang-up and
+ * closes it. The socket stays open until MHD's CLOSED notification, which
+ * unlinks the entry under wd_mu first, so the watchdog never touches a
+ * descriptor that was closed (and maybe reused). */
+typedef struct conn_watch {
+    int fd;
+    uint64_t deadline_ns;  /* monotonic; 0 = disarmed */
+    char peer[64];
+    struct conn_watch *prev, *next;
+} conn_watch;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void peer_name(struct MHD_Connection *c, char *buf, size_t cap)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf(buf, cap, "a unix-socket peer");
+    if (!ci || !ci->client_addr)
+        return;
+    char host[INET6_ADDRSTRLEN] = "";
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)sa;
+        inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+        snprintf(buf, cap, "%s:%u", host, (unsigned)ntohs(in->sin_port));
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)sa;
+        inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+        snprintf(buf, cap, "[%s]:%u", host, (unsigned)ntohs(in6->sin6_port));
+    }
+}
+
+static void watch_arm(cz_daemon *d, conn_watch *w, bool arm)
+{
+    if (!w || !d->cfg.header_timeout_ms)
+        return;
+    pthread_mutex_lock(&d->wd_mu);
+    w->deadline_ns = arm ? mono_ns() + d->cfg.header_timeout_ms * 1000000u : 0;
+    if (arm)
+        pthread_cond_signal(&d->wd_cv);
+    pthread_mutex_unlock(&d->wd_mu);
+}
+
+static conn_watch *watch_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    cz_daemon *d = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        conn_watch *w = ci ? calloc(1, sizeof *w) : NULL;
+        *socket_context = w;
+        if (!w)
+            return; /* unwatched: the idle timeout still applies */
+        w->fd = ci->connect_fd;
+        peer_name(c, w->peer, sizeof w->peer);
+        pthread_mutex_lock(&d->wd_mu);
+        w->deadline_ns = mono_ns() + d->cfg.header_timeout_ms * 1000000u;
+        w->next = d->wd_head;
+        if (d->wd_head)
+            d->wd_head->prev = w;
+        d->wd_head = w;
+        pthread_cond_signal(&d->wd_cv);
+        pthread_mutex_unlock(&d->wd_mu);
+        return;
+    }
+    conn_watch *w = *socket_context;
+    if (!w)
+        return;
+    pthread_mutex_lock(&d->wd_mu);
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        d->wd_head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    pthread_mutex_unlock(&d->wd_mu);
+    free(w);
+    *socket_context = NULL;
+}
+
+static void *watchdog_main(void *arg)
+{
+    cz_daemon *d = arg;
+    pthread_setname_np(pthread_self(), "cz-http-wd");
+    pthread_mutex_lock(&d->wd_mu);
+    while (!d->wd_stop) {
+        uint64_t now = mono_ns(), next = UINT64_MAX;
+        for (conn_watch *w = d->wd_head; w; w = w->next) {
+            if (!w->deadline_ns)
+                continue;
+            if (now >= w->deadline_ns) {
+                w->deadline_ns = 0;
+                atomic_fetch_add(&d->header_timeouts, 1);
+                dlog(d, CZ_LOG_INFO,
+                     "event=header_timeout peer=%s: no complete request head within daemon.header_timeout_ms "
+                     "= %" PRIu64 "; closing the connection",
+                     w->peer, d->cfg.header_timeout_ms);
+                shutdown(w->fd, SHUT_RDWR);
+            } else if (w->deadline_ns < next) {
+                next = w->deadline_ns;
+            }
+        }
+        if (next == UINT64_MAX) {
+            pthread_cond_wait(&d->wd_cv, &d->wd_mu);
+        } else {
+            struct timespec ts = {.tv_sec = (time_t)(next / 1000000000u), .tv_nsec = (long)(next % 1000000000u)};
+            pthread_cond_timedwait(&d->wd_cv, &d->wd_mu, &ts);
+        }
+    }
+    pthread_mutex_unlock(&d->wd_mu);
+    return NULL;
+}
+
+static void watchdog_stop(cz_daemon *d)
+{
+    if (!d->wd_started)
+        return;
+    pthread_mutex_lock(&d->wd_mu);
+    d->wd_stop = true;
+    pthread_cond_signal(&d->wd_cv);
+    pthread_mutex_unlock(&d->wd_mu);
+    pthread_join(d->wd_thread, NULL);
+    d->wd_started = false;
+}
+
 /* ---- handlers --------------------------------------------------------- */
 
 /* true when the client hung up (nothing left to answer). */
@@ -307,6 +475,12 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
     int rc = cz_api_parse_submit(cs->body, cs->len, d->cfg.max_payload_bytes, &s, err, sizeof err);
     if (rc)
         return send_error(d, c, (unsigned)rc, NULL, "%s", err);
+    if (atomic_load(&d->stopping)) {
+        /* a connection opened before the listener closed: the job would
+         * only be cancelled by the shutdown, so it is never accepted */
+        cz_api_submit_free(&s);
+        return send_error(d, c, 503, NULL, "%s", CZ_DAEMON_SHUTTING_DOWN_MSG);
+    }
     cz_job_request req = {.circuit_id = s.circuit,
                           .payload = s.payload,
                           .payload_len = s.payload_len,
@@ -330,8 +504,8 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
             cz_api_logfmt(line, sizeof line, &off, "error", msg);
             dlog(d, CZ_LOG_INFO, "event=submit_refused%s", line);
         }
-        if (st == CZ_ERR_CANCELLED)
-            return send_error(d, c, 503, NULL, "daemon is shutting down: %s", msg[0] ? msg : "not accepting jobs");
+        if (st == CZ_ERR_CANCELLED) /* the engine's shutdown has begun */
+            return send_error(d, c, 503, NULL, "%s", CZ_DAEMON_SHUTTING_DOWN_MSG);
         return send_error(d, c, (unsigned)code, NULL, "%s", msg[0] ? msg : cz_status_str(st));
     }
     /* A resubmission keeps the job's priority (not part of the idempotency
@@ -378,15 +552,18 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
     st = await_sliced(d, c, id, timeout, &r);
     if (st == CZ_ERR_IO)
         return MHD_NO;
-    if (st == CZ_ERR_NOT_FOUND)
-        return send_error(d, c, 404, NULL, "job %" PRIu64 " was pruned before it could be awaited", id);
+    int code = cz_api_await_answer(st, id, &r, true, err, sizeof err);
+    if (code >= 400) {
+        cz_job_result_free(&r);
+        return send_error(d, c, (unsigned)code, NULL, "%s", err);
+    }
     json_t *o = cz_api_job_json(&r, true);
     json_object_set_new(o, "existing", json_boolean(existing));
     if (note[0])
         json_object_set_new(o, "note", cz_api_json_text(note));
     json_object_set_new(o, "timed_out", json_boolean(st == CZ_ERR_TIMEOUT));
     cz_job_result_free(&r);
-    return send_json(d, c, st == CZ_ERR_TIMEOUT ? 202 : 200, o);
+    return send_json(d, c, (unsigned)code, o);
 }
 
 static enum MHD_Result h_job(cz_daemon *d, struct MHD_Connection *c, cz_job_id id)
@@ -412,15 +589,15 @@ static enum MHD_Result h_await(cz_daemon *d, struct MHD_Connection *c, cz_job_id
     cz_status st = await_sliced(d, c, id, timeout, &r);
     if (st == CZ_ERR_IO)
         return MHD_NO;
-    if (st == CZ_ERR_NOT_FOUND)
-        return send_error(d, c, 404, NULL,
-                          "unknown job %" PRIu64 " (never submitted, pruned, or submitted before a restart)", id);
-    if (st != CZ_OK && st != CZ_ERR_TIMEOUT)
-        return send_error(d, c, 500, NULL, "await failed: %s", cz_status_str(st));
+    rc = cz_api_await_answer(st, id, &r, false, err, sizeof err);
+    if (rc >= 400) {
+        cz_job_result_free(&r);
+        return send_error(d, c, (unsigned)rc, NULL, "%s", err);
+    }
     json_t *o = cz_api_job_json(&r, true);
     json_object_set_new(o, "timed_out", json_boolean(st == CZ_ERR_TIMEOUT));
     cz_job_result_free(&r);
-    return send_json(d, c, 200, o);
+    return send_json(d, c, (unsigned)rc, o);
 }
 
 static enum MHD_Result h_cancel(cz_daemon *d, struct MHD_Connection *c, cz_job_id id)
@@ -444,6 +621,26 @@ static enum MHD_Result h_cancel(cz_daemon *d, struct MHD_Connection *c, cz_job_i
     json_t *o = json_object();
     json_object_set_new(o, "id", json_integer((json_int_t)id));
     json_object_set_new(o, "state", json_string(cz_job_state_str(CZ_JOB_CANCELLED)));
+    return send_json(d, c, 200, o);
+}
+
+/* POST /v1/pause, /v1/resume: dispatch control. Jobs are accepted either
+ * way; paused, none starts (running partitions finish). Resume is what
+ * ends engine.start_paused. */
+static enum MHD_Result h_pause(cz_daemon *d, struct MHD_Connection *c, bool pause)
+{
+    if (atomic_load(&d->stopping))
+        return send_error(d, c, 503, NULL, "%s", CZ_DAEMON_SHUTTING_DOWN_MSG);
+    if (pause)
+        cz_engine_pause(d->engine);
+    else
+        cz_engine_resume(d->engine);
+    cz_engine_status st;
+    cz_engine_get_status(d->engine, &st);
+    dlog(d, CZ_LOG_INFO, "event=%s jobs_queued=%" PRIu64, pause ? "paused" : "resumed", st.jobs_queued);
+    json_t *o = json_object();
+    json_object_set_new(o, "paused", json_boolean(st.paused));
+    json_object_set_new(o, "jobs_queued", json_integer((json_int_t)st.jobs_queued));
     return send_json(d, c, 200, o);
 }
 
@@ -549,10 +746,12 @@ static char *metrics_text(cz_daemon *d, size_t *len)
                           atomic_load(&d->http_4xx), atomic_load(&d->http_5xx), uptime_s(d), CUZK_VERSION);
     if (n >= cap)
         n = cap - 1;
+    pthread_mutex_lock(&d->grpc_mu);
     if (d->grpc && n + 4096 < cap) {
         size_t g = cz_grpc_server_metrics(d->grpc, buf + n, cap - n);
         n = g < cap - n ? n + g : cap - 1;
     }
+    pthread_mutex_unlock(&d->grpc_mu);
     *len = n;
     return buf;
 }
@@ -666,6 +865,8 @@ static enum MHD_Result dispatch(cz_daemon *d, struct MHD_Connection *c, const ch
     }
     case CZ_API_PRELOAD:
     case CZ_API_EVICT: return h_params(d, c, &t);
+    case CZ_API_PAUSE: return h_pause(d, c, true);
+    case CZ_API_RESUME: return h_pause(d, c, false);
     case CZ_API_NONE: break;
     }
     return send_error(d, c, 404, NULL, "no such endpoint");
@@ -683,6 +884,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!cs)
             return MHD_NO;
         *con_cls = cs;
+        watch_arm(d, watch_of(c), false); /* the head is complete */
         atomic_fetch_add(&d->active_requests, 1);
         atomic_fetch_add(&d->http_requests, 1);
         dlog(d, CZ_LOG_DEBUG, "%s %s", method, url);
@@ -770,8 +972,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     cz_daemon *d = cls;
-    (void)c;
-    (void)toe;
     conn_state *cs = *con_cls;
     if (cs) {
         free(cs->body);
@@ -779,6 +979,9 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         *con_cls = NULL;
         atomic_fetch_sub(&d->active_requests, 1);
     }
+    /* a kept-alive connection gets the same deadline for its next head */
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        watch_arm(d, watch_of(c), true);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -925,11 +1128,28 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     d->cfg = *cfg;
     d->listen_fd = -1;
     clock_gettime(CLOCK_MONOTONIC, &d->started);
+    atomic_init(&d->stopping, false);
+    pthread_mutex_init(&d->wd_mu, NULL);
+    pthread_mutex_init(&d->grpc_mu, NULL);
+    {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the watchdog's deadlines are monotonic */
+        pthread_cond_init(&d->wd_cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     char emsg[256];
     cz_status st;
     d->http_off = !strcmp(cfg->listen, "off");
     if (d->http_off && !cfg->grpc_listen[0]) {
         st = cz_err(err, CZ_ERR_INVALID_ARG, "daemon.listen = off and grpc.listen is empty: nothing to serve");
+        goto fail;
+    }
+    if (!cfg->listen[0]) {
+        st = cz_err(err, CZ_ERR_INVALID_ARG,
+                    "daemon.listen is empty and there is no safe default socket here (XDG_RUNTIME_DIR is unset and "
+                    "cuzkd is not root; a socket in a shared directory such as /tmp could be taken over by another "
+                    "user): set --listen unix:/path in a directory only this user can write, or XDG_RUNTIME_DIR");
         goto fail;
     }
     if (d->http_off) {
@@ -963,7 +1183,6 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     ec.timeline_cb = NULL;
     ec.on_job_done = on_job_end; /* the job-end log line */
     ec.on_job_done_arg = d;
-    ec.test_release_permit_before_send = false;
     ec.timeline_file = NULL;
     if (cfg->timeline_file[0]) {
         if (!strcmp(cfg->timeline_file, "-")) {
@@ -1015,12 +1234,35 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     }
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
                      MHD_USE_POLL | MHD_USE_ERROR_LOG;
-    d->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, d, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, d,
-                              MHD_OPTION_LISTEN_SOCKET, d->listen_fd,
-                              MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
-                              MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s,
-                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
-                              MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
+    if (cfg->header_timeout_ms) {
+        if (pthread_create(&d->wd_thread, NULL, watchdog_main, d) != 0) {
+            st = cz_err(err, CZ_ERR_NOMEM, "cannot start the HTTP header watchdog thread");
+            goto fail;
+        }
+        d->wd_started = true;
+    }
+    /* the per-peer limit only where peers have addresses (TCP): on a unix
+     * socket MHD would count every client as one peer */
+    unsigned per_peer = d->addr.is_unix ? 0 : cfg->max_connections_per_peer;
+    struct MHD_OptionItem opts[] = {
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, d},
+        {MHD_OPTION_LISTEN_SOCKET, d->listen_fd, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, cfg->connection_timeout_s, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, d},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, 64 * 1024, NULL},
+        {cfg->header_timeout_ms ? MHD_OPTION_NOTIFY_CONNECTION : MHD_OPTION_END, (intptr_t)on_connection, d},
+        {per_peer ? MHD_OPTION_PER_IP_CONNECTION_LIMIT : MHD_OPTION_END, per_peer, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    /* MHD_OPTION_END ends the list: move the optional entries that are
+     * off to the end */
+    size_t nopt = 0;
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (opts[i].option != MHD_OPTION_END)
+            opts[nopt++] = opts[i];
+    opts[nopt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    d->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, d, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     if (!d->mhd) {
         st = cz_err(err, CZ_ERR_IO, "cannot start the HTTP server on %s", d->address);
         goto fail;
@@ -1028,6 +1270,7 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     *out = d;
     return CZ_OK;
 fail:
+    watchdog_stop(d);
     if (d->grpc) {
         cz_engine_shutdown(d->engine);
         cz_grpc_server_destroy(d->grpc, 0);
@@ -1042,6 +1285,9 @@ fail:
     if (d->timeline_owned)
         fclose(d->timeline);
     memset(d->token, 0, sizeof d->token);
+    pthread_mutex_destroy(&d->wd_mu);
+    pthread_cond_destroy(&d->wd_cv);
+    pthread_mutex_destroy(&d->grpc_mu);
     free(d);
     return st;
 }
@@ -1066,6 +1312,7 @@ void cz_daemon_shutdown(cz_daemon *d)
     if (!d || d->shut)
         return;
     d->shut = true;
+    atomic_store(&d->stopping, true);
     if (d->mhd) {
         MHD_socket fd = MHD_quiesce_daemon(d->mhd);
         if (fd != MHD_INVALID_SOCKET)
@@ -1085,8 +1332,13 @@ void cz_daemon_shutdown(cz_daemon *d)
          d->cfg.engine.drain_on_shutdown ? "draining" : "cancelling");
     cz_engine_shutdown(d->engine);
     /* every job is terminal: waiting AwaitProof/Prove calls answer now */
-    cz_grpc_server_destroy(d->grpc, CZ_DAEMON_SHUTDOWN_GRACE_MS);
+    /* taken out under grpc_mu first: a GET /metrics on a connection still
+     * open must not read the server while it is being freed */
+    pthread_mutex_lock(&d->grpc_mu);
+    cz_grpc_server *grpc = d->grpc;
     d->grpc = NULL;
+    pthread_mutex_unlock(&d->grpc_mu);
+    cz_grpc_server_destroy(grpc, CZ_DAEMON_SHUTDOWN_GRACE_MS);
     /* Every job is terminal now, so pending awaits are answering: let
      * their responses go out before the server closes connections (a
      * bounded grace for clients that are slow to read or to send). */
@@ -1108,6 +1360,7 @@ void cz_daemon_shutdown(cz_daemon *d)
         MHD_stop_daemon(d->mhd);
         d->mhd = NULL;
     }
+    watchdog_stop(d); /* after MHD: every connection has been unlinked */
 }
 
 void cz_daemon_destroy(cz_daemon *d)
@@ -1128,6 +1381,9 @@ void cz_daemon_destroy(cz_daemon *d)
     if (d->timeline_owned)
         fclose(d->timeline);
     memset(d->token, 0, sizeof d->token);
+    pthread_mutex_destroy(&d->wd_mu);
+    pthread_cond_destroy(&d->wd_cv);
+    pthread_mutex_destroy(&d->grpc_mu);
     free(d);
 }
 

@@ -428,9 +428,12 @@ void GFN(_jac_mul_ct)(jac_t *r, const jac_t *p, const cz_scalar *k)
     }
     *r = acc;
     /* Partial sums [k_top]P would reveal the top bits of k to anyone who
-     * later reads this stack: wipe them (DESIGN §5a, secrets are wiped). */
+     * later reads this stack: wipe them (DESIGN §5a, secrets are wiped).
+     * The table too: P itself can be secret (the prover's C = [s]A + ...,
+     * A depends on r), and so are its multiples. */
     explicit_bzero(&acc, sizeof acc);
     explicit_bzero(&sel, sizeof sel);
+    explicit_bzero(tab, sizeof tab);
 }
 
 static inline unsigned kbit(const uint64_t *k, size_t i) { return (unsigned)(k[i / 64] >> (i % 64)) & 1; }
@@ -484,26 +487,30 @@ void GFN(_jac_mul_var)(jac_t *r, const jac_t *p, const uint64_t *k, size_t nlimb
 }
 
 /* Montgomery's trick with out[i].x as the prefix-product scratch (so no
- * allocation): out[i].x = product of the nonzero Z's before i. */
+ * allocation): out[i].x = product of the nonzero Z's before i. Constant
+ * time in the points (the setup converts its [secret]G here): a zero Z is
+ * replaced by 1 in the products and its output by the identity with cmov,
+ * not with a branch (tests/ctime checks this). */
 void GFN(_batch_to_affine)(aff_t *out, const jac_t *in, size_t n)
 {
-    fe_t acc = fe_one, inv, zi, zi2, zi3;
+    fe_t acc = fe_one, inv, zi, zi2, zi3, z;
     for (size_t i = 0; i < n; i++) {
         out[i].x = acc;
-        if (!fe_is_zero(&in[i].z)) fe_mul(&acc, &acc, &in[i].z);
+        fe_cmov(&z, &in[i].z, &fe_one, fe_is_zero(&in[i].z));
+        fe_mul(&acc, &acc, &z);
     }
     fe_inv(&inv, &acc);
     for (size_t i = n; i-- > 0;) {
-        if (fe_is_zero(&in[i].z)) {
-            GFN(_affine_set_infinity)(&out[i]);
-            continue;
-        }
+        uint64_t inf = fe_is_zero(&in[i].z);
+        fe_cmov(&z, &in[i].z, &fe_one, inf);
         fe_mul(&zi, &inv, &out[i].x);     /* 1/Z_i */
-        fe_mul(&inv, &inv, &in[i].z);     /* drop Z_i from the running inverse */
+        fe_mul(&inv, &inv, &z);           /* drop Z_i from the running inverse */
         fe_sqr(&zi2, &zi);
         fe_mul(&zi3, &zi2, &zi);
         fe_mul(&out[i].x, &in[i].x, &zi2);
         fe_mul(&out[i].y, &in[i].y, &zi3);
+        fe_cmov(&out[i].x, &out[i].x, &fe_zero, inf); /* the identity is (0, 0) */
+        fe_cmov(&out[i].y, &out[i].y, &fe_zero, inf);
     }
 }
 

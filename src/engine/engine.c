@@ -321,26 +321,54 @@ static void job_unref_locked(cz_engine *e, cz_job *j)
         job_free(j);
 }
 
-/* Drops finished jobs past their retention time or beyond the count limit.
- * Returns the monotonic time of the next time-based prune (UINT64_MAX if
- * none). */
+/* What an unread result costs while it is kept (the proof and the job
+ * record; the payload is already gone once a job is DONE). */
+static uint64_t unread_cost(const cz_job *j)
+{
+    return (uint64_t)j->nparts * j->proof_bytes + sizeof *j;
+}
+
+static void unread_clear_locked(cz_engine *e, cz_job *j)
+{
+    if (!j->unread)
+        return;
+    j->unread = false;
+    e->unread_bytes -= unread_cost(j);
+    e->unread_count--;
+}
+
+/* Drops finished jobs past their retention time, and the oldest ones
+ * beyond the count limit, except DONE jobs whose proof nobody has fetched
+ * yet: dropping those loses a proof somebody computed and is still going
+ * to ask for (their own limit is result_unread_max_bytes, enforced at
+ * submission). Returns the monotonic time of the next time-based prune
+ * (UINT64_MAX if none). */
 static uint64_t prune_locked(cz_engine *e, uint64_t now)
 {
     uint64_t keep_ns = e->cfg.result_retention_ms * 1000000u;
-    while (e->fin_head) {
-        cz_job *j = e->fin_head;
-        bool over = e->fin_count > e->cfg.result_retention_count;
+    cz_job **pp = &e->fin_head, *prev = NULL;
+    while (*pp) {
+        cz_job *j = *pp;
         bool old = now >= j->t_end + keep_ns;
-        if (!over && !old)
-            return j->t_end + keep_ns;
-        e->fin_head = j->finnext;
-        if (!e->fin_head)
-            e->fin_tail = NULL;
+        bool over = e->fin_count > e->cfg.result_retention_count;
+        if (!old && !over)
+            break; /* t_end grows along the list: nothing further is old */
+        if (!old && j->unread) {
+            /* kept: look further for a count-prunable job */
+            prev = j;
+            pp = &j->finnext;
+            continue;
+        }
+        *pp = j->finnext;
+        if (e->fin_tail == j)
+            e->fin_tail = prev;
         e->fin_count--;
+        unread_clear_locked(e, j);
         tables_remove(e, j);
         job_unref_locked(e, j);
     }
-    return UINT64_MAX;
+    /* the oldest retained job is the next to expire */
+    return e->fin_head ? e->fin_head->t_end + keep_ns : UINT64_MAX;
 }
 
 /* ------------------------------------------------------------------------
@@ -395,9 +423,23 @@ static void refill_from_overflow_locked(cz_engine *e)
     }
 }
 
+/* Hands a partition that no stage holds any more to the reaper thread,
+ * which frees its objects and returns its reservation. Why not the thread
+ * that ended the job: that is often a client's (cancel from an HTTP or gRPC
+ * handler, shutdown), and freeing a pending proof can wait for its
+ * background work (the real back-end's free_pending joins the running B_G2
+ * MSM), so cancel would block for as long as that takes. */
+static void reap_add_locked(cz_engine *e, cz_part *p, cz_status st)
+{
+    p->rec.status = st;
+    p->next = e->reap_head;
+    e->reap_head = p;
+    pthread_cond_signal(&e->reap_cv);
+}
+
 /* Removes every queued (not running) partition of j from the channel, the
- * overflow list and the finalizer queue. */
-static void purge_job_parts_locked(cz_engine *e, cz_job *j, cz_post *post)
+ * overflow list and the finalizer queue, for the reaper to free. */
+static void purge_job_parts_locked(cz_engine *e, cz_job *j)
 {
     cz_heap *hs[2] = {&e->chan, &e->finq};
     for (int k = 0; k < 2; k++) {
@@ -415,7 +457,7 @@ static void purge_job_parts_locked(cz_engine *e, cz_job *j, cz_post *post)
             cz_heap_remove(hs[k], p);
             if (k == 0)
                 e->synth_waiting--;
-            post_add_retire(post, p, CZ_ERR_CANCELLED);
+            reap_add_locked(e, p, CZ_ERR_CANCELLED);
         }
     }
     cz_part **pp = &e->ovf_head;
@@ -426,7 +468,7 @@ static void purge_job_parts_locked(cz_engine *e, cz_job *j, cz_post *post)
             *pp = p->next;
             e->ovf_count--;
             e->synth_waiting--;
-            post_add_retire(post, p, CZ_ERR_CANCELLED);
+            reap_add_locked(e, p, CZ_ERR_CANCELLED);
         } else {
             e->ovf_tail = p;
             pp = &p->next;
@@ -459,7 +501,7 @@ static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_statu
         e->parts_queued -= j->nparts - j->next_part;
     }
     if (state != CZ_JOB_DONE)
-        purge_job_parts_locked(e, j, post);
+        purge_job_parts_locked(e, j);
     if (was_running)
         e->jobs_running--;
     e->jobs_active--;
@@ -471,6 +513,11 @@ static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_statu
         e->c_cancelled++;
     cz_hist_observe(&e->hist[H_JOB], (double)(j->t_end - j->t_submit) / 1e9);
     cz_obs_job_end_locked(e, j);
+    if (state == CZ_JOB_DONE) {
+        j->unread = true;
+        e->unread_bytes += unread_cost(j);
+        e->unread_count++;
+    }
     /* retention list, oldest end first */
     j->finnext = NULL;
     if (e->fin_tail)
@@ -595,6 +642,29 @@ static void post_run(cz_engine *e, cz_post *post)
     post->prep = NULL;
 }
 
+/* The reaper: frees the queued partitions of jobs that ended (see
+ * reap_add_locked). It runs until shutdown has seen every partition leave
+ * the pipeline (parts on its list still count as in flight). */
+static void *reaper_main(void *arg)
+{
+    cz_engine *e = arg;
+    pthread_setname_np(pthread_self(), "cz-reaper");
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->reap_head && !e->stop)
+            pthread_cond_wait(&e->reap_cv, &e->mu);
+        if (!e->reap_head)
+            break;
+        cz_part *p = e->reap_head;
+        e->reap_head = p->next;
+        pthread_mutex_unlock(&e->mu);
+        part_retire(e, p);
+        pthread_mutex_lock(&e->mu);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------------
  * parameter manager
  * ------------------------------------------------------------------------ */
@@ -636,7 +706,14 @@ static cz_status pentry_estimate_locked(cz_engine *e, cz_pentry *pe, char *msg, 
     cz_status st = e->be.estimate(e->be.ctx, pe->circuit, &est, bmsg, sizeof bmsg);
     pthread_mutex_lock(&e->mu);
     if (st != CZ_OK) {
-        set_msg(msg, msglen, "circuit '%s': %s", pe->circuit, *bmsg ? bmsg : cz_status_str(st));
+        /* name the circuit once: back-ends usually do it themselves
+         * ("unknown circuit 'x'") */
+        char quoted[140];
+        snprintf(quoted, sizeof quoted, "'%s'", pe->circuit);
+        if (*bmsg && strstr(bmsg, quoted))
+            set_msg(msg, msglen, "%s", bmsg);
+        else
+            set_msg(msg, msglen, "circuit '%s': %s", pe->circuit, *bmsg ? bmsg : cz_status_str(st));
         return st;
     }
     if (!est.proof_bytes) {
@@ -957,7 +1034,8 @@ static void *synth_main(void *arg)
         e->synth_waiting++;
         if (e->synth_waiting > e->synth_waiting_peak)
             e->synth_waiting_peak = e->synth_waiting;
-        if (e->cfg.test_release_permit_before_send && e->chan.n >= e->chan_cap &&
+#ifdef CUZK_ENGINE_TEST_HOOKS
+        if (e->test_release_permit_before_send && e->chan.n >= e->chan_cap &&
             !job_terminal(j)) {
             /* THE SEEDS' BUG, on purpose (test hook): park the object and
              * go back to idle without waiting for the send. */
@@ -971,6 +1049,7 @@ static void *synth_main(void *arg)
             e->ovf_count++;
             continue;
         }
+#endif
         /* The permit (this worker) is held until the send succeeds. */
         p->where = PART_SENDING;
         e->awaiting_send++;
@@ -1211,6 +1290,15 @@ static void *finalizer_main(void *arg)
  * lifecycle
  * ------------------------------------------------------------------------ */
 
+#ifdef CUZK_ENGINE_TEST_HOOKS
+void cz_engine_test_release_permit_before_send(cz_engine *e, bool on)
+{
+    pthread_mutex_lock(&e->mu);
+    e->test_release_permit_before_send = on;
+    pthread_mutex_unlock(&e->mu);
+}
+#endif
+
 void cz_engine_config_default(cz_engine_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -1224,6 +1312,7 @@ void cz_engine_config_default(cz_engine_config *c)
     c->eviction_min_idle_ms = 300000;
     c->result_retention_ms = 600000;
     c->result_retention_count = 1024;
+    c->result_unread_max_bytes = 64ull << 20;
     c->records_capacity = 65536;
     c->self_verify = true;
     c->drain_on_shutdown = true;
@@ -1259,7 +1348,7 @@ static void engine_free(cz_engine *e)
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->tl_mu);
     pthread_cond_t *cvs[] = {&e->disp_cv, &e->synth_cv, &e->chan_cv, &e->space_cv,
-                             &e->fin_cv, &e->done_cv, &e->pe_cv};
+                             &e->fin_cv, &e->done_cv, &e->pe_cv, &e->reap_cv};
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
         pthread_cond_destroy(cvs[i]);
     free(e);
@@ -1269,13 +1358,15 @@ static void join_all(cz_engine *e)
 {
     if (e->disp_started)
         pthread_join(e->disp_thread, NULL);
+    if (e->reap_started)
+        pthread_join(e->reap_thread, NULL);
     for (unsigned i = 0; i < e->synth_started; i++)
         pthread_join(e->synth_threads[i], NULL);
     for (unsigned i = 0; i < e->prover_started; i++)
         pthread_join(e->prover_threads[i], NULL);
     for (unsigned i = 0; i < e->fin_started; i++)
         pthread_join(e->fin_threads[i], NULL);
-    e->disp_started = false;
+    e->disp_started = e->reap_started = false;
     e->synth_started = e->prover_started = e->fin_started = 0;
 }
 
@@ -1284,21 +1375,21 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
     if (msg && msglen)
         msg[0] = 0;
     if (!out || !cfg) {
-        set_msg(msg, msglen, "engine: NULL argument");
+        set_msg(msg, msglen, "NULL argument");
         return CZ_ERR_INVALID_ARG;
     }
     *out = NULL;
     const cz_engine_backend *b = &cfg->backend;
     if (!b->estimate || !b->load_params || !b->synthesize || !b->prove_start ||
         !b->prove_finish || !b->free_synth || !b->free_pending) {
-        set_msg(msg, msglen, "engine: back-end lacks a required callback (estimate, load_params, "
+        set_msg(msg, msglen, "back-end lacks a required callback (estimate, load_params, "
                              "synthesize, prove_start, prove_finish, free_synth, free_pending)");
         return CZ_ERR_INVALID_ARG;
     }
     if (!cfg->partition_workers || !cfg->devices || !cfg->workers_per_device ||
         !cfg->finalizers || cfg->partition_workers > 4096 || cfg->devices > 256 ||
         cfg->workers_per_device > 64 || cfg->finalizers > 4096) {
-        set_msg(msg, msglen, "engine: partition_workers, devices, workers_per_device and "
+        set_msg(msg, msglen, "partition_workers, devices, workers_per_device and "
                              "finalizers must be at least 1 (and sane)");
         return CZ_ERR_INVALID_ARG;
     }
@@ -1310,7 +1401,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
         cz_sys_memory sm;
         uint64_t mt = cz_sys_memory_limit(&sm, NULL) == CZ_OK ? sm.limit : 0;
         if (mt <= cfg->memory_safety_margin) {
-            set_msg(msg, msglen, "engine: auto memory budget: the memory limit %llu bytes (%s) does not exceed "
+            set_msg(msg, msglen, "auto memory budget: the memory limit %llu bytes (%s) does not exceed "
                                  "the safety margin %llu bytes",
                     (unsigned long long)mt, sm.source[0] ? sm.source : "neither /proc/meminfo nor a cgroup limit is readable",
                     (unsigned long long)cfg->memory_safety_margin);
@@ -1332,7 +1423,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_t *cvs[] = {&e->disp_cv, &e->synth_cv, &e->chan_cv, &e->space_cv,
-                             &e->fin_cv, &e->done_cv, &e->pe_cv};
+                             &e->fin_cv, &e->done_cv, &e->pe_cv, &e->reap_cv};
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
         pthread_cond_init(cvs[i], &ca);
     pthread_condattr_destroy(&ca);
@@ -1377,6 +1468,8 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
     pthread_sigmask(SIG_BLOCK, &all, &old);
     bool ok = pthread_create(&e->disp_thread, NULL, dispatcher_main, e) == 0;
     e->disp_started = ok;
+    ok = ok && pthread_create(&e->reap_thread, NULL, reaper_main, e) == 0;
+    e->reap_started = ok;
     worker_arg *a = args;
     for (unsigned i = 0; ok && i < e->n_synth; i++, a++) {
         a->e = e;
@@ -1405,11 +1498,12 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
         pthread_cond_broadcast(&e->synth_cv);
         pthread_cond_broadcast(&e->chan_cv);
         pthread_cond_broadcast(&e->fin_cv);
+        pthread_cond_broadcast(&e->reap_cv);
         pthread_mutex_unlock(&e->mu);
         join_all(e);
         free(args);
         engine_free(e);
-        set_msg(msg, msglen, "engine: cannot start threads");
+        set_msg(msg, msglen, "cannot start threads");
         return CZ_ERR_NOMEM;
     }
     *out = e;
@@ -1483,6 +1577,7 @@ void cz_engine_shutdown(cz_engine *e)
     pthread_cond_broadcast(&e->chan_cv);
     pthread_cond_broadcast(&e->space_cv);
     pthread_cond_broadcast(&e->fin_cv);
+    pthread_cond_broadcast(&e->reap_cv);
     pthread_mutex_unlock(&e->mu);
     join_all(e);
     pthread_mutex_lock(&e->mu);
@@ -1533,30 +1628,30 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
     if (existing)
         *existing = false;
     if (!e || !req || !id) {
-        set_msg(msg, msglen, "submit: NULL argument");
+        set_msg(msg, msglen, "NULL argument");
         return CZ_ERR_INVALID_ARG;
     }
     *id = 0;
     size_t cl = req->circuit_id ? strlen(req->circuit_id) : 0;
     if (cl == 0 || cl > 127) {
-        set_msg(msg, msglen, "submit: circuit id must be 1..127 characters");
+        set_msg(msg, msglen, "circuit id must be 1..127 characters");
         return CZ_ERR_INVALID_ARG;
     }
     if (!req->payload && req->payload_len) {
-        set_msg(msg, msglen, "submit: payload is NULL but payload_len is %zu", req->payload_len);
+        set_msg(msg, msglen, "payload is NULL but payload_len is %zu", req->payload_len);
         return CZ_ERR_INVALID_ARG;
     }
     if (req->num_partitions < 1 || req->num_partitions > 65536) {
-        set_msg(msg, msglen, "submit: num_partitions %u is outside 1..65536", req->num_partitions);
+        set_msg(msg, msglen, "num_partitions %u is outside 1..65536", req->num_partitions);
         return CZ_ERR_INVALID_ARG;
     }
     if ((unsigned)req->priority > CZ_PRIO_CRITICAL) {
-        set_msg(msg, msglen, "submit: unknown priority %d", (int)req->priority);
+        set_msg(msg, msglen, "unknown priority %d", (int)req->priority);
         return CZ_ERR_INVALID_ARG;
     }
     const char *rid = req->request_id && *req->request_id ? req->request_id : NULL;
     if (rid && strlen(rid) > 255) {
-        set_msg(msg, msglen, "submit: request id longer than 255 characters");
+        set_msg(msg, msglen, "request id longer than 255 characters");
         return CZ_ERR_INVALID_ARG;
     }
 
@@ -1583,11 +1678,8 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
 
     cz_status st = CZ_OK;
     pthread_mutex_lock(&e->mu);
-    if (!e->accepting) {
-        set_msg(msg, msglen, "submit: the engine is shutting down");
-        st = CZ_ERR_CANCELLED;
-        goto refuse;
-    }
+    if (!e->accepting)
+        goto shutting_down;
     uint64_t now = cz_engine_now_ns();
     prune_locked(e, now);
     cz_pentry *pe = pentry_get_locked(e, j->circuit);
@@ -1598,12 +1690,31 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
     st = pentry_estimate_locked(e, pe, msg, msglen);
     if (st != CZ_OK)
         goto refuse;
+    /* The estimate may have dropped mu (the first job of a circuit asks
+     * the back-end): shutdown can have begun meanwhile, and a job queued
+     * now would never run (the workers may be gone already). */
+    if (!e->accepting)
+        goto shutting_down;
+    if (e->unread_bytes >= e->cfg.result_unread_max_bytes && e->cfg.result_unread_max_bytes) {
+        /* Count-based pruning never drops an unread proof, so this is the
+         * one bound on what unread results hold: refuse new work rather
+         * than lose finished proofs. */
+        set_msg(msg, msglen,
+                "%zu finished jobs hold %llu bytes of proofs that nobody has fetched yet, the limit "
+                "engine.result_unread_max_bytes = %llu: fetch them (await) or wait until "
+                "result_retention_ms (%llu ms) drops them, then submit again",
+                e->unread_count, (unsigned long long)e->unread_bytes,
+                (unsigned long long)e->cfg.result_unread_max_bytes,
+                (unsigned long long)e->cfg.result_retention_ms);
+        st = CZ_ERR_BUDGET;
+        goto refuse;
+    }
     {
         const cz_engine_estimate *es = &pe->est;
         uint64_t need = es->params_bytes + es->abc_bytes + es->rest_bytes;
         if (need < es->params_bytes || need > e->budget) {
             set_msg(msg, msglen,
-                    "submit: circuit '%s' cannot fit the memory budget: one partition needs "
+                    "circuit '%s' cannot fit the memory budget: one partition needs "
                     "%llu bytes (a/b/c %llu + rest %llu) plus %llu bytes of parameters = %llu "
                     "bytes, but the budget is %llu bytes",
                     j->circuit, (unsigned long long)(es->abc_bytes + es->rest_bytes),
@@ -1635,7 +1746,7 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
                 return CZ_OK;
             }
             set_msg(msg, msglen,
-                    "submit: request id '%s' is in use by job %llu (%s) with a different "
+                    "request id '%s' is in use by job %llu (%s) with a different "
                     "circuit, partition count or payload; it can be reused once that job's "
                     "result has been pruned",
                     rid, (unsigned long long)o->id, cz_job_state_str(o->state));
@@ -1673,6 +1784,9 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
     pthread_mutex_unlock(&e->mu);
     return CZ_OK;
 
+shutting_down:
+    set_msg(msg, msglen, "the engine is shutting down: no new jobs are accepted");
+    st = CZ_ERR_CANCELLED;
 refuse:
     e->c_refused++;
     pthread_mutex_unlock(&e->mu);
@@ -1748,8 +1862,9 @@ cz_status cz_engine_await(cz_engine *e, cz_job_id id, int64_t timeout_ms, cz_job
         if (out->proof) {
             memcpy(out->proof, j->proof, n);
             out->proof_len = n;
+            unread_clear_locked(e, j); /* now count-based pruning may drop it */
         } else {
-            st = CZ_ERR_NOMEM;
+            st = CZ_ERR_NOMEM; /* the job and its proof stay: a retry can fetch it */
         }
     }
     job_unref_locked(e, j);
@@ -1812,7 +1927,7 @@ cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, siz
     if (msg && msglen)
         msg[0] = 0;
     if (!e || !circuit_id || !*circuit_id || strlen(circuit_id) > 127) {
-        set_msg(msg, msglen, "preload: invalid circuit id");
+        set_msg(msg, msglen, "invalid circuit id");
         return CZ_ERR_INVALID_ARG;
     }
     pthread_mutex_lock(&e->mu);
@@ -1836,7 +1951,7 @@ cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, siz
                 continue;
             }
             set_msg(msg, msglen,
-                    "preload: parameters for '%s' need %llu bytes but only %llu of the %llu-byte "
+                    "parameters for '%s' need %llu bytes but only %llu of the %llu-byte "
                     "budget are free now (the rest is in use or held by parameters idle for less "
                     "than %llu ms)",
                     circuit_id, (unsigned long long)need,
@@ -1860,17 +1975,17 @@ cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, char *msg, size_
     if (msg && msglen)
         msg[0] = 0;
     if (!e || !circuit_id) {
-        set_msg(msg, msglen, "evict: invalid circuit id");
+        set_msg(msg, msglen, "invalid circuit id");
         return CZ_ERR_INVALID_ARG;
     }
     pthread_mutex_lock(&e->mu);
     cz_pentry *pe = pentry_find_locked(e, circuit_id);
     cz_status st = CZ_OK;
     if (!pe || pe->state == PE_ABSENT) {
-        set_msg(msg, msglen, "evict: parameters for '%s' are not loaded", circuit_id);
+        set_msg(msg, msglen, "parameters for '%s' are not loaded", circuit_id);
         st = CZ_ERR_NOT_FOUND;
     } else if (pe->state != PE_RESIDENT || pe->refs) {
-        set_msg(msg, msglen, "evict: parameters for '%s' are in use (%u partitions)", circuit_id,
+        set_msg(msg, msglen, "parameters for '%s' are in use (%u partitions)", circuit_id,
                 pe->refs);
         st = CZ_ERR_BUSY;
     } else {

@@ -116,6 +116,9 @@ typedef struct cz_job {
     /* stage sums over the job's retired partitions, and the parameter load
      * this job waited for (the results' per-stage timings) */
     double load_ms, synth_ms, prove_ms, finish_ms, device_ms;
+    /* DONE and its proof never copied out by an await: count-based
+     * pruning keeps it (only result_retention_ms drops it) */
+    bool unread;
     unsigned refs;                 /* tables + in-flight parts + awaiters */
     bool in_tables, in_ready;
     size_t heap_idx;
@@ -139,6 +142,7 @@ struct cz_engine {
     pthread_cond_t fin_cv;   /* finalizers */
     pthread_cond_t done_cv;  /* awaiters, idle waiters, shutdown */
     pthread_cond_t pe_cv;    /* parameter state changes (preload/evict) */
+    pthread_cond_t reap_cv;  /* reaper: partitions of ended jobs to free */
 
     /* budget */
     uint64_t budget, used, peak;
@@ -148,6 +152,7 @@ struct cz_engine {
     cz_job **id_tab; size_t id_nb, id_count;
     cz_job **req_tab; size_t req_nb, req_count;
     cz_job *fin_head, *fin_tail; size_t fin_count;  /* finished, oldest first */
+    uint64_t unread_bytes; size_t unread_count;     /* retained DONE jobs with j->unread */
     cz_heap ready;               /* jobs with partitions not yet dispatched */
     uint64_t jobs_active, jobs_running;
 
@@ -159,8 +164,9 @@ struct cz_engine {
     unsigned synth_idle;
     cz_heap chan;
     size_t chan_cap;
-    cz_part *ovf_head, *ovf_tail; size_t ovf_count;  /* test hook only */
+    cz_part *ovf_head, *ovf_tail; size_t ovf_count;  /* test hook only (always empty without it) */
     cz_heap finq;
+    cz_part *reap_head;      /* queued partitions of ended jobs: the reaper frees them */
 
     /* counters / gauges */
     uint64_t c_submitted, c_refused, c_completed, c_failed, c_cancelled;
@@ -180,14 +186,31 @@ struct cz_engine {
     pthread_t disp_thread;
     pthread_t *synth_threads, *prover_threads, *fin_threads;
     unsigned n_synth, n_prover, n_fin;
-    bool disp_started;
+    pthread_t reap_thread;
+    bool disp_started, reap_started;
     unsigned synth_started, prover_started, fin_started;
     cz_engine_device *devs;
     unsigned n_dev;
     void *worker_args;
 
     pthread_mutex_t tl_mu;  /* timeline output serialisation */
+
+#ifdef CUZK_ENGINE_TEST_HOOKS
+    /* see cz_engine_test_release_permit_before_send */
+    bool test_release_permit_before_send;
+#endif
 };
+
+#ifdef CUZK_ENGINE_TEST_HOOKS
+/* TEST HOOK, compiled only into cz_engine_testhooks (the engine built for
+ * tests/engine with -DCUZK_ENGINE_TEST_HOOKS): reproduces the seeds' OOM
+ * bug by releasing the synthesis permit before the send into the channel
+ * succeeded (finished partitions then pile up in the overflow list,
+ * unbounded), so a test can show that the permit-rule test would catch the
+ * bug. It is not in the public cz_engine_config and not in the production
+ * library, so no deployment can switch it on. Call it before submitting. */
+void cz_engine_test_release_permit_before_send(cz_engine *e, bool on);
+#endif
 
 static inline double cz_ms_since(const cz_engine *e, uint64_t ns)
 {

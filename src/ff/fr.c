@@ -37,12 +37,17 @@ CZ_FIELD_IMPL(fr, 4, 32)
 static const cz_fr fr_ROOT32 = {{
     0xb9b58d8c5f0e466aULL, 0x5b1b4c801819d7ecULL, 0x0af53ae352a31e64ULL, 0x5bf3adda19e9b27bULL}};
 
-void cz_fr_root_of_unity(cz_fr *r, unsigned k)
+cz_status cz_fr_root_of_unity(cz_fr *r, unsigned k)
 {
+    if (k > CZ_FR_TWO_ADICITY) {
+        /* a clamped root would silently be of the wrong order */
+        *r = CZ_FR_ZERO;
+        return CZ_ERR_INVALID_ARG;
+    }
     cz_fr w = fr_ROOT32;
-    if (k > 32) k = 32;
-    for (unsigned i = k; i < 32; i++) cz_fr_sqr(&w, &w);
+    for (unsigned i = k; i < CZ_FR_TWO_ADICITY; i++) cz_fr_sqr(&w, &w);
     *r = w;
+    return CZ_OK;
 }
 
 void cz_fr_batch_inv_var(cz_fr *v, size_t n, cz_fr *scratch)

@@ -14,7 +14,8 @@
 struct cz_groth16_pending {
     const cz_groth16_params *params;
     const cz_pce *pce;
-    cz_scalar *z;            /* inputs ‖ aux, canonical */
+    cz_scalar *z;            /* inputs ‖ aux, canonical (wiped on free: a circom witness is private) */
+    size_t nz;               /* entries in z */
     cz_g1_jac h, l, a, b1;
     cz_g2_jac b2;
     cz_status b2_status;
@@ -46,5 +47,10 @@ void cz_groth16_pending_set_g1(cz_groth16_pending *p, const cz_g1_jac *h, const 
  * over G2 (B-dense inputs, B-dense aux) on p->pool; result in p->b2,
  * status in p->b2_status. Shared by every back-end. */
 void cz__groth16_b2_job(void *arg);
+
+/* For tests/ctime: out1[i] = affine([s_i]G1), out2[i] = affine([s_i]G2)
+ * through the setup's constant-time comb and batch path (fixed_base in
+ * setup.c), serially. CZ_ERR_NOMEM if the tables cannot be allocated. */
+CZ_WUR cz_status cz__groth16_comb_batch(cz_g1_affine *out1, cz_g2_affine *out2, const cz_fr *s, size_t n);
 
 #endif /* CUZK_GROTH16_INTERNAL_H */

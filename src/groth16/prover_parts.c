@@ -24,6 +24,7 @@ cz_status cz_groth16_pending_begin(cz_groth16_pending **out, const cz_groth16_pa
         free(p);
         return cz_err(err, CZ_ERR_NOMEM, "prove: out of memory");
     }
+    p->nz = nz;
     p->params = params;
     p->pce = pce;
     p->pool = pool;

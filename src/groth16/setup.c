@@ -14,8 +14,20 @@
  * then u_j(tau) = sum_i A_ij L_i(tau) (likewise v from B, w from C).
  */
 #include "cuzk/groth16.h"
+#include "groth16/groth16_internal.h"
+#include "cuzk/ntt.h"
 #include <stdlib.h>
 #include <string.h>
+
+static void wipe_free(void *p, size_t n)
+{
+    if (!p) return;
+    explicit_bzero(p, n);
+    free(p);
+}
+
+/* the odd-coset H query needs a 2^(logm+1)-th root at the largest domain */
+_Static_assert(CZ_NTT_MAX_LOG_N < CZ_FR_TWO_ADICITY, "setup's domain limit exceeds Fr's 2-adicity");
 
 /* ---- constant-time fixed-base comb: 64 windows of 4 bits ---- */
 #define COMB_WINDOWS 64
@@ -44,10 +56,11 @@ static void comb_##G##_build(comb_##G *c)                                       
 static void comb_##G##_mul(cz_##G##_jac *r, const comb_##G *c, const uint64_t k[4])         \
 {                                                                                           \
     cz_##G##_jac acc;                                                                       \
+    cz_##G##_affine e;                                                                      \
     cz_##G##_jac_set_infinity(&acc);                                                        \
     for (int w = 0; w < COMB_WINDOWS; w++) {                                                \
         uint64_t nib = (k[w / 16] >> (4 * (w % 16))) & 15;                                  \
-        cz_##G##_affine e = c->t[w][0];                                                     \
+        e = c->t[w][0];                                                                     \
         for (uint64_t d = 1; d < COMB_ENTRIES; d++) {                                       \
             uint64_t eq = 1 ^ (((nib ^ d) | (0 - (nib ^ d))) >> 63);                        \
             cz_##F##_cmov(&e.x, &e.x, &c->t[w][d].x, eq);                                   \
@@ -56,6 +69,9 @@ static void comb_##G##_mul(cz_##G##_jac *r, const comb_##G *c, const uint64_t k[
         cz_##G##_jac_add_affine(&acc, &acc, &e);                                            \
     }                                                                                       \
     *r = acc;                                                                               \
+    /* the selected entries and partial sums are multiples of the secret */                 \
+    explicit_bzero(&e, sizeof e);                                                           \
+    explicit_bzero(&acc, sizeof acc);                                                       \
 }
 
 DEFINE_COMB(g1, fp)
@@ -111,6 +127,24 @@ static void fixed_base(cz_pool *pool, const comb_g1 *c1, const comb_g2 *c2, cons
     }
 }
 
+cz_status cz__groth16_comb_batch(cz_g1_affine *out1, cz_g2_affine *out2, const cz_fr *s, size_t n)
+{
+    comb_g1 *c1 = malloc(sizeof *c1);
+    comb_g2 *c2 = malloc(sizeof *c2);
+    if (!c1 || !c2) {
+        free(c1);
+        free(c2);
+        return CZ_ERR_NOMEM;
+    }
+    comb_g1_build(c1);
+    comb_g2_build(c2);
+    fixed_base(NULL, c1, c2, s, out1, n, false, NULL, "g1");
+    fixed_base(NULL, c1, c2, s, out2, n, true, NULL, "g2");
+    wipe_free(c1, sizeof *c1);
+    wipe_free(c2, sizeof *c2);
+    return CZ_OK;
+}
+
 static bool bit(const uint64_t *bm, uint64_t i) { return (bm[i / 64] >> (i % 64)) & 1; }
 
 /* Scatter one matrix: acc[var] += coef · L[row]. */
@@ -128,13 +162,6 @@ static void qap_eval(cz_fr *acc, const cz_csr *m, const cz_pce *pce, const cz_fr
     }
 }
 
-static void wipe_free(void *p, size_t n)
-{
-    if (!p) return;
-    explicit_bzero(p, n);
-    free(p);
-}
-
 cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *pool,
                            const cz_groth16_setup_opts *opts, cz_errbuf *err)
 {
@@ -145,8 +172,13 @@ cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *
         m <<= 1;
         logm++;
     }
-    if (logm > 32) return cz_err(err, CZ_ERR_INVALID_ARG, "setup: %llu constraints exceed the 2^32 domain limit",
-                                 (unsigned long long)pce->n_constraints);
+    /* The prover's limit (its NTT domains stop at CZ_NTT_MAX_LOG_N), not
+     * Fr's 2-adicity: parameters the prover cannot use are refused here. */
+    if (logm > CZ_NTT_MAX_LOG_N)
+        return cz_err(err, CZ_ERR_INVALID_ARG,
+                      "setup: %llu constraints need a domain of 2^%u, above the prover's limit of 2^%d "
+                      "(CZ_NTT_MAX_LOG_N)",
+                      (unsigned long long)pce->n_constraints, logm, CZ_NTT_MAX_LOG_N);
     const uint64_t nvars = pce->n_inputs + pce->n_aux;
     cz_status st = CZ_OK;
     cz_fr toxic[5]; /* tau, alpha, beta, gamma, delta */
@@ -197,7 +229,10 @@ cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *
         st = cz_err(err, CZ_ERR_INTERNAL, "setup: tau is in the evaluation domain; rerun");
         goto done;
     }
-    cz_fr_root_of_unity(&om, logm);
+    if (cz_fr_root_of_unity(&om, logm) != CZ_OK) { /* logm <= CZ_NTT_MAX_LOG_N < 2-adicity */
+        st = cz_err(err, CZ_ERR_INTERNAL, "setup: no 2^%u-th root of unity in Fr", logm);
+        goto done;
+    }
     cz_fr_from_u64(&minv, m);
     cz_fr_inv(&minv, &minv);
     /* L[i] <- tau - w^i, prefix products in sc, one constant-time inversion */
@@ -262,6 +297,8 @@ cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *
     VK_G1(&p->vk.delta_g1, delta);
     VK_G2(&p->vk.delta_g2, delta);
     explicit_bzero(k, sizeof k);
+    explicit_bzero(&j1, sizeof j1); /* [alpha]G1, ... before the affine conversion */
+    explicit_bzero(&j2, sizeof j2);
 
     /* ---- counts and arrays ---- */
     uint64_t na = pce->n_inputs + pce->dens_a_aux_count;
@@ -321,7 +358,10 @@ cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz_pool *
         /* L_(2j+1)(tau) over <w_2m> = (tau^2m - 1)/(2m) · q_j/(tau - q_j),
          * q_j = w_2m^(2j+1); then divided by delta. */
         cz_fr w2m, q, step, zz, two_m_inv, prodq = CZ_FR_ONE;
-        cz_fr_root_of_unity(&w2m, logm + 1);
+        if (cz_fr_root_of_unity(&w2m, logm + 1) != CZ_OK) {
+            st = cz_err(err, CZ_ERR_INTERNAL, "setup: no 2^%u-th root of unity in Fr", logm + 1);
+            goto done;
+        }
         cz_fr_sqr(&step, &w2m);
         cz_fr_add(&zz, &z, &CZ_FR_ONE); /* tau^m */
         cz_fr_sqr(&zz, &zz);
@@ -388,8 +428,11 @@ done:
     wipe_free(w, var_bytes);
     wipe_free(sc, sc_n * sizeof(cz_fr));
     free(used);
-    free(c1);
-    free(c2);
+    /* The comb tables hold only multiples of the generators (public), but
+     * they are wiped like every other setup buffer, so that no secret-
+     * adjacent buffer of setup is ever freed unwiped (cheap: ~300 KiB). */
+    wipe_free(c1, sizeof *c1);
+    wipe_free(c2, sizeof *c2);
     if (st != CZ_OK) {
         free(ho);
         cz_groth16_params_free(p);

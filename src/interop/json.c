@@ -130,6 +130,16 @@ static cz_status g1_from_json(cz_g1_affine *p, const json_t *j, const char *name
     return CZ_OK;
 }
 
+/* ["0","1","0"]: the identity in the projective form snarkjs (and g1_json)
+ * writes. Only a vk's IC may hold it: snarkjs emits it for a public signal
+ * that appears in no constraint (its query scalar is 0). Everywhere else
+ * (proof points, alpha) the identity stays refused by g1_from_json. */
+static bool g1_json_is_identity(const json_t *j)
+{
+    return json_is_array(j) && json_array_size(j) == 3 && is_dec(json_array_get(j, 0), "0") &&
+           is_dec(json_array_get(j, 1), "1") && is_dec(json_array_get(j, 2), "0");
+}
+
 static cz_status fp2_from_json(cz_fp2 *a, const json_t *j)
 {
     if (!json_is_array(j) || json_array_size(j) != 2) return CZ_ERR_FORMAT;
@@ -301,7 +311,10 @@ cz_status cz_snarkjs_vk_from_json(cz_snarkjs_vk *vk, const char *json, cz_errbuf
         for (size_t i = 0; st == CZ_OK && i < n; i++) {
             char name[32];
             snprintf(name, sizeof name, "IC[%zu]", i);
-            st = g1_from_json(&vk->ic[i], json_array_get(ic, i), name, err);
+            if (g1_json_is_identity(json_array_get(ic, i)))
+                cz_g1_affine_set_infinity(&vk->ic[i]); /* what our writer emits for it too */
+            else
+                st = g1_from_json(&vk->ic[i], json_array_get(ic, i), name, err);
         }
         vk->n_public = n - 1;
     }

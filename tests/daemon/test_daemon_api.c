@@ -1,8 +1,11 @@
 /*
  * cuzkd API tests through a real cuzkd process (test-double back-end):
  * every endpoint, every error path named in docs/api.md. Proofs are
- * checked against the test back-end's formula recomputed here.
+ * checked against the test back-end's formula recomputed here. Also the
+ * pure parts behind them: the await answer (a DONE job without its proof
+ * is a 500) and the default listen address.
  */
+#include "cuzk/daemon.h"
 #include "dtest.h"
 
 static dt_daemon D;
@@ -627,6 +630,134 @@ static void test_status_version_and_page(void **state)
     cz_http_response_free(&r);
 }
 
+/* The await/prove answer (cz_api_await_answer): a DONE job whose proof
+ * could not be copied is a 500 naming how to fetch it again, never a 200
+ * "done" without a proof. cz_engine_await has no fault hook for its copy,
+ * so the decision is tested here, where it lives. */
+static void test_await_answer(void **state)
+{
+    (void)state;
+    char err[512];
+    cz_job_result r;
+    memset(&r, 0, sizeof r);
+    r.id = 17;
+    r.state = CZ_JOB_DONE;
+    r.failed_partition = -1;
+    uint8_t proof[4] = {1, 2, 3, 4};
+    for (int prove = 0; prove < 2; prove++) {
+        err[0] = 0;
+        assert_int_equal(cz_api_await_answer(CZ_ERR_NOMEM, 17, &r, prove, err, sizeof err), 500);
+        assert_string_equal(err, "job 17 is done but its proof could not be copied for this answer (out of memory); "
+                                 "the result is kept: fetch it with POST /v1/jobs/17/await");
+        /* "done" claimed without a proof is refused the same way */
+        assert_int_equal(cz_api_await_answer(CZ_OK, 17, &r, prove, err, sizeof err), 500);
+        r.proof = proof;
+        r.proof_len = sizeof proof;
+        assert_int_equal(cz_api_await_answer(CZ_OK, 17, &r, prove, err, sizeof err), 200);
+        r.proof = NULL;
+        r.proof_len = 0;
+    }
+    r.state = CZ_JOB_RUNNING;
+    assert_int_equal(cz_api_await_answer(CZ_ERR_TIMEOUT, 17, &r, true, err, sizeof err), 202);
+    assert_int_equal(cz_api_await_answer(CZ_ERR_TIMEOUT, 17, &r, false, err, sizeof err), 200);
+    r.state = CZ_JOB_FAILED;
+    assert_int_equal(cz_api_await_answer(CZ_OK, 17, &r, false, err, sizeof err), 200);
+    assert_int_equal(cz_api_await_answer(CZ_ERR_NOT_FOUND, 17, NULL, false, err, sizeof err), 404);
+    assert_non_null(strstr(err, "unknown job 17"));
+    assert_int_equal(cz_api_await_answer(CZ_ERR_NOT_FOUND, 17, NULL, true, err, sizeof err), 404);
+    assert_non_null(strstr(err, "job 17 was pruned"));
+}
+
+/* The default socket is never in a world-writable directory, and the
+ * client resolves it with the same function. */
+static void test_default_listen(void **state)
+{
+    (void)state;
+    char b[CZ_DAEMON_PATH_MAX];
+    cz_daemon_default_listen(b, sizeof b, "/run/user/1000", false);
+    assert_string_equal(b, "unix:/run/user/1000/cuzkd.sock");
+    cz_daemon_default_listen(b, sizeof b, "/run/user/0", true);
+    assert_string_equal(b, "unix:/run/user/0/cuzkd.sock");
+    cz_daemon_default_listen(b, sizeof b, NULL, true);
+    assert_string_equal(b, "unix:/run/cuzkd/cuzkd.sock");
+    cz_daemon_default_listen(b, sizeof b, "", true);
+    assert_string_equal(b, "unix:/run/cuzkd/cuzkd.sock");
+    cz_daemon_default_listen(b, sizeof b, NULL, false);
+    assert_string_equal(b, ""); /* no default: the daemon says what to set */
+    /* the configuration default follows the environment */
+    char *old = getenv("XDG_RUNTIME_DIR") ? strdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+    setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
+    cz_daemon_config *c = malloc(sizeof *c);
+    assert_non_null(c);
+    cz_daemon_config_default(c);
+    assert_string_equal(c->listen, "unix:/run/user/4242/cuzkd.sock");
+    unsetenv("XDG_RUNTIME_DIR");
+    cz_daemon_config_default(c);
+    assert_string_equal(c->listen, geteuid() == 0 ? "unix:/run/cuzkd/cuzkd.sock" : "");
+    assert_null(strstr(c->listen, "/tmp"));
+    free(c);
+    if (old) {
+        setenv("XDG_RUNTIME_DIR", old, 1);
+        free(old);
+    }
+}
+
+/* POST /v1/pause and /v1/resume: dispatch stops and restarts, jobs are
+ * accepted either way, /v1/status shows the state; GET is a 405. */
+static void test_pause_resume(void **state)
+{
+    (void)state;
+    json_t *j;
+    assert_int_equal(dt_call(&D, "POST", "/v1/pause", NULL, &j), 200);
+    assert_true(json_is_true(json_object_get(j, "paused")));
+    json_decref(j);
+    assert_int_equal(dt_call(&D, "GET", "/v1/status", NULL, &j), 200);
+    assert_true(json_is_true(json_object_get(json_object_get(j, "engine"), "paused")));
+    json_decref(j);
+    long long id = submit_ok("{\"circuit\":\"test\",\"payload\":\"paused\"}", 201);
+    char path[96];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/await?timeout_ms=50", id);
+    assert_int_equal(dt_call(&D, "POST", path, NULL, &j), 200);
+    assert_string_equal(dt_str(j, "state"), "queued"); /* not started while paused */
+    assert_true(json_is_true(json_object_get(j, "timed_out")));
+    json_decref(j);
+    assert_int_equal(dt_call(&D, "POST", "/v1/resume", NULL, &j), 200);
+    assert_true(json_is_false(json_object_get(j, "paused")));
+    json_decref(j);
+    j = await_job(id, 20000);
+    assert_string_equal(dt_str(j, "state"), "done");
+    dt_check_proof(j, "paused", 6, 1);
+    json_decref(j);
+    assert_int_equal(dt_call(&D, "GET", "/v1/status", NULL, &j), 200);
+    assert_true(json_is_false(json_object_get(json_object_get(j, "engine"), "paused")));
+    json_decref(j);
+    int code = dt_call(&D, "GET", "/v1/resume", NULL, &j);
+    assert_int_equal(code, 405);
+    DT_EXPECT_ERROR(code, j, "use POST");
+}
+
+/* Each error message carries its context once: the engine's text is not
+ * prefixed again ("submit: ...", "circuit 'x': unknown circuit 'x'"). */
+static void test_error_texts(void **state)
+{
+    (void)state;
+    json_t *j;
+    int code = dt_call(&D, "POST", "/v1/jobs", "{\"circuit\":\"nope\",\"payload\":\"x\"}", &j);
+    assert_int_equal(code, 400);
+    /* the back-end's own words (its list of circuits may change), once */
+    const char *e = dt_str(j, "error");
+    if (strncmp(e, "unknown circuit 'nope' (the test back-end knows ", 48) || strstr(e + 22, "nope"))
+        fail_msg("error '%s' is not the back-end's message alone", e);
+    json_decref(j);
+    code = dt_call(&D, "POST", "/v1/jobs", "{\"circuit\":\"test-huge\",\"payload\":\"x\"}", &j);
+    assert_int_equal(code, 422);
+    assert_string_equal(dt_str(j, "error"),
+                        "circuit 'test-huge' cannot fit the memory budget: one partition needs 1125899906842624 "
+                        "bytes (a/b/c 562949953421312 + rest 562949953421312) plus 1048576 bytes of parameters = "
+                        "1125899907891200 bytes, but the budget is 1073741824 bytes");
+    json_decref(j);
+}
+
 static void test_timeline(void **state)
 {
     (void)state;
@@ -717,7 +848,11 @@ static void test_metrics_circuit_and_build_info(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_await_answer),
+        cmocka_unit_test(test_default_listen),
         cmocka_unit_test(test_socket_mode),
+        cmocka_unit_test(test_pause_resume),
+        cmocka_unit_test(test_error_texts),
         cmocka_unit_test(test_submit_await),
         cmocka_unit_test(test_prove_payload_forms),
         cmocka_unit_test(test_failed_job),

@@ -1,15 +1,18 @@
 /*
  * `cuzk client` (src/cli/cmd_client.c, compiled into this test) against a
  * real cuzkd: submit, await with --proof-out, prove with a payload file,
- * status, cancel, params, and error exits.
+ * status, cancel, params, pause/resume, and error exits (a connection
+ * error names the address once).
  */
 #include "dtest.h"
 
 int cz_cmd_client(int argc, char **argv);
 
 static dt_daemon D;
+static char *last_err; /* the last run's stderr (malloc'd) */
 
-/* Runs the client with stdout captured into out (malloc'd). */
+/* Runs the client with stdout captured into out (malloc'd), stderr into
+ * last_err. */
 static int run_client(char **out, int n, ...)
 {
     char *argv[32];
@@ -25,18 +28,31 @@ static int run_client(char **out, int n, ...)
     argv[argc] = NULL;
     char path[256];
     snprintf(path, sizeof path, "%s/client.out", D.dir);
+    char epath[256];
+    snprintf(epath, sizeof epath, "%s/client.err", D.dir);
     fflush(stdout);
-    int saved = dup(1);
+    fflush(stderr);
+    int saved = dup(1), saved2 = dup(2);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(fd, 1);
     close(fd);
+    fd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    close(fd);
     int rc = cz_cmd_client(argc, argv);
     fflush(stdout);
+    fflush(stderr);
     dup2(saved, 1);
+    dup2(saved2, 2);
     close(saved);
+    close(saved2);
     if (out)
         *out = dt_read_file(path);
+    free(last_err);
+    last_err = dt_read_file(epath);
+    fputs(last_err, stderr);
     unlink(path);
+    unlink(epath);
     return rc;
 }
 
@@ -107,11 +123,34 @@ static void test_client(void **state)
     free(out);
     assert_int_equal(run_client(&out, 1, "frobnicate"), 2);
     free(out);
+    /* the daemon's message, once, after the command and the status */
+    assert_int_equal(run_client(&out, 5, "submit", "--circuit", "nope", "--payload", "x"), 1);
+    free(out);
+    const char *want_err = "cuzk client submit: HTTP 400: unknown circuit 'nope' (the test back-end knows ";
+    assert_true(strncmp(last_err, want_err, strlen(want_err)) == 0);
+    assert_null(strstr(last_err + strlen(want_err), "nope")); /* named once */
+    assert_non_null(strstr(last_err, ")\n"));
+    /* pause / resume */
+    assert_int_equal(run_client(&out, 1, "pause"), 0);
+    assert_non_null(strstr(out, "\"paused\":true"));
+    free(out);
+    assert_int_equal(run_client(&out, 1, "status"), 0);
+    assert_non_null(strstr(out, "\"paused\":true"));
+    free(out);
+    assert_int_equal(run_client(&out, 1, "resume"), 0);
+    assert_non_null(strstr(out, "\"paused\":false"));
+    free(out);
     assert_int_equal(dt_stop_sig(&D, SIGTERM), 0);
-    /* daemon gone: cannot connect */
+    /* daemon gone: cannot connect; the address is named once */
     assert_int_equal(run_client(&out, 1, "health"), 1);
     free(out);
+    char want[400];
+    snprintf(want, sizeof want, "cuzk client health: connect %s: ", D.addr);
+    assert_true(strncmp(last_err, want, strlen(want)) == 0);
+    assert_null(strstr(last_err + strlen(want), D.addr)); /* not repeated */
     dt_cleanup(&D);
+    free(last_err);
+    last_err = NULL;
 }
 
 int main(void)

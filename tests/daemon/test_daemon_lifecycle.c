@@ -1,9 +1,15 @@
 /*
  * cuzkd lifecycle tests through real processes: listen-address and token
  * rules, SIGTERM drain / cancel with an await in flight, configuration
- * errors and overrides, restart semantics, concurrent awaits.
+ * errors and overrides, restart semantics, concurrent awaits, slow
+ * clients (header deadline, per-peer limit), submissions once shutdown has
+ * begun.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include "dtest.h"
 
 typedef struct {
@@ -87,6 +93,14 @@ static void test_tcp_and_token(void **state)
     assert_int_equal(code, 401);
     json_decref(j);
     assert_int_equal(dt_call_tok(&s, "s3cret-token-0123456789", "GET", "/v1/status", NULL, NULL), 200);
+    /* the dispatch controls are token-protected like every mutating endpoint */
+    code = dt_call_tok(&s, NULL, "POST", "/v1/pause", NULL, &j);
+    assert_int_equal(code, 401);
+    json_decref(j);
+    code = dt_call_tok(&s, NULL, "POST", "/v1/resume", NULL, &j);
+    assert_int_equal(code, 401);
+    json_decref(j);
+    assert_int_equal(dt_call_tok(&s, "s3cret-token-0123456789", "POST", "/v1/resume", NULL, NULL), 200);
     assert_int_equal(dt_call_tok(&s, "s3cret-token-0123456789", "POST", "/v1/prove",
                                  "{\"circuit\":\"test\",\"payload\":\"x\"}", &j), 200);
     dt_check_proof(j, "x", 1, 1);
@@ -288,6 +302,13 @@ static void test_config_errors_and_overrides(void **state)
     unlink(sock);
 }
 
+/* No listen address and no safe default: refused, saying what to set. */
+static void test_refuses_without_a_safe_socket(void **state)
+{
+    (void)state;
+    expect_refused("[daemon]\nlisten =\n", NULL, 1, "daemon.listen is empty and there is no safe default socket");
+}
+
 static void test_concurrent_awaits(void **state)
 {
     (void)state;
@@ -426,6 +447,181 @@ static void test_abandoned_awaits(void **state)
     dt_cleanup(&d);
 }
 
+/* ---- slow clients ------------------------------------------------------ */
+
+/* A TCP connection from source address src (127.0.0.x) to the daemon. */
+static int tcp_from(const dt_daemon *d, const char *src)
+{
+    unsigned port = 0;
+    const char *c = strrchr(d->addr, ':');
+    assert_non_null(c);
+    port = (unsigned)atoi(c + 1);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    inet_pton(AF_INET, src, &sa.sin_addr);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+    assert_int_equal(connect(fd, (struct sockaddr *)&to, sizeof to), 0);
+    return fd;
+}
+
+/* true once the peer closed fd (read gives 0 or an error), waiting up to
+ * max_ms (a safety net: the test passes as soon as the close is seen). */
+static bool closed_by_peer(int fd, int max_ms)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, max_ms) <= 0)
+        return false;
+    char b[256];
+    ssize_t n = recv(fd, b, sizeof b, MSG_DONTWAIT);
+    return n <= 0;
+}
+
+/* A full request from src; returns the HTTP status (0: no answer). */
+static int request_from(const dt_daemon *d, const char *src)
+{
+    int fd = tcp_from(d, src);
+    const char *req = "GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req)) {
+        close(fd);
+        return 0;
+    }
+    char b[1024];
+    size_t n = 0;
+    struct pollfd p = {fd, POLLIN, 0};
+    while (n < sizeof b - 1 && poll(&p, 1, 20000 * DT_SLOW) > 0) {
+        ssize_t r = recv(fd, b + n, sizeof b - 1 - n, 0);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    b[n] = 0;
+    int code = 0;
+    if (n > 12 && !strncmp(b, "HTTP/1.", 7))
+        code = atoi(b + 9);
+    return code;
+}
+
+/* Half-open connections (request head never completed) from one peer must
+ * not lock everyone else out: the per-peer limit leaves room for another
+ * client, and the header deadline closes them, even one that keeps
+ * trickling bytes (an inactivity timeout never would). */
+static void test_slow_clients(void **state)
+{
+    (void)state;
+    dt_daemon d;
+    dt_start(&d, "[daemon]\nlisten = 127.0.0.1:0\nmax_connections = 4\nmax_connections_per_peer = 2\n"
+                 "header_timeout_ms = 1000\nconnection_timeout_s = 120\n");
+    int fds[4];
+    for (int k = 0; k < 4; k++) {
+        fds[k] = tcp_from(&d, "127.0.0.1");
+        const char *part = "GET /v1/health HTTP/1.1\r\nHost: x\r\n"; /* no blank line: never complete */
+        send(fds[k], part, strlen(part), MSG_NOSIGNAL);
+    }
+    /* another peer is served while the first one holds its connections */
+    assert_int_equal(request_from(&d, "127.0.0.2"), 200);
+    /* a trickler: one more byte of its head every 100 ms */
+    int slow = tcp_from(&d, "127.0.0.3");
+    bool slow_closed = false;
+    const char *head = "GET /v1/health HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    for (size_t i = 0; i < strlen(head) && !slow_closed; i++) {
+        if (send(slow, head + i, 1, MSG_NOSIGNAL) != 1 || closed_by_peer(slow, 100))
+            slow_closed = true;
+    }
+    assert_true(slow_closed); /* 180 bytes over 18 s: the 1 s deadline must have cut it */
+    close(slow);
+    /* the half-open ones are closed by the deadline (those over the
+     * per-peer limit were refused at once) */
+    for (int k = 0; k < 4; k++) {
+        assert_true(closed_by_peer(fds[k], 20000 * DT_SLOW));
+        close(fds[k]);
+    }
+    /* the first peer is welcome again, once MHD has counted its closed
+     * connections out (its cleanup runs just after the close we saw) */
+    int again = 0;
+    for (int i = 0; i < 400 * DT_SLOW && again != 200; i++) {
+        again = request_from(&d, "127.0.0.1");
+        if (again != 200)
+            dt_sleep_ms(50);
+    }
+    assert_int_equal(again, 200);
+    assert_int_equal(dt_stop_sig(&d, SIGTERM), 0);
+    char *log = dt_read_file(d.log);
+    assert_non_null(strstr(log, "event=header_timeout peer=127.0.0.1:"));
+    assert_non_null(strstr(log, "no complete request head within daemon.header_timeout_ms = 1000"));
+    free(log);
+    dt_cleanup(&d);
+}
+
+/* A connection opened before shutdown began may still send a submission:
+ * it is answered 503 "shutting down" (the job would never run), while the
+ * running job drains. */
+static void test_submit_during_shutdown(void **state)
+{
+    (void)state;
+    dt_daemon d;
+    dt_start(&d, "[daemon]\nlisten = 127.0.0.1:0\n");
+    json_t *j;
+    assert_int_equal(dt_call(&d, "POST", "/v1/jobs", "{\"circuit\":\"test\",\"payload\":\"synth_ms=600000\"}", &j), 201);
+    long long id = dt_int(j, "id");
+    json_decref(j);
+    /* running, so the shutdown drains it (a queued one would be cancelled
+     * at once and the daemon gone before the late submission) */
+    long long running = 0;
+    for (int i = 0; i < 4000 * DT_SLOW && running < 1; i++) {
+        assert_int_equal(dt_call(&d, "GET", "/v1/status", NULL, &j), 200);
+        running = dt_int(json_object_get(j, "engine"), "jobs_running");
+        json_decref(j);
+        if (running < 1)
+            dt_sleep_ms(5);
+    }
+    assert_true(running >= 1);
+    int fd = tcp_from(&d, "127.0.0.1"); /* accepted before the listener closes */
+    assert_int_equal(request_from(&d, "127.0.0.1"), 200);
+    kill(d.pid, SIGTERM);
+    bool stopping = false;
+    for (int i = 0; i < 20000 * DT_SLOW && !stopping; i += 5) {
+        char *log = dt_read_file(d.log);
+        stopping = strstr(log, "stopped accepting connections") != NULL;
+        free(log);
+        if (!stopping)
+            dt_sleep_ms(5);
+    }
+    assert_true(stopping);
+    const char *body = "{\"circuit\":\"test\",\"payload\":\"late\"}";
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: %zu\r\n\r\n%s",
+                     strlen(body), body);
+    assert_int_equal(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    char b[2048];
+    size_t got = 0;
+    struct pollfd p = {fd, POLLIN, 0};
+    while (got < sizeof b - 1 && poll(&p, 1, 20000 * DT_SLOW) > 0) {
+        ssize_t r = recv(fd, b + got, sizeof b - 1 - got, 0);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    b[got] = 0;
+    close(fd);
+    if (strncmp(b, "HTTP/1.1 503", 12))
+        fail_msg("expected a 503, got: %s", b);
+    assert_non_null(strstr(b, "{\"error\":\"daemon is shutting down: no new jobs are accepted (submit to another "
+                              "instance, or again after the restart)\"}"));
+    /* cancel the draining job (second signal) and exit cleanly */
+    assert_int_equal(dt_stop_sig(&d, SIGTERM), 0);
+    char *log = dt_read_file(d.log);
+    assert_null(strstr(log, "job=2 event=accepted")); /* the late job never existed */
+    free(log);
+    (void)id;
+    dt_cleanup(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +635,9 @@ int main(void)
         cmocka_unit_test(test_timeline_and_trace_files),
         cmocka_unit_test(test_example_config),
         cmocka_unit_test(test_abandoned_awaits),
+        cmocka_unit_test(test_slow_clients),
+        cmocka_unit_test(test_submit_during_shutdown),
+        cmocka_unit_test(test_refuses_without_a_safe_socket),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests(tests, NULL, NULL);

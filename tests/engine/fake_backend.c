@@ -81,6 +81,7 @@ void fake_init(fake_backend *f)
 void fake_destroy(fake_backend *f)
 {
     free(f->order);
+    free(f->events);
     pthread_mutex_destroy(&f->mu);
 }
 
@@ -94,6 +95,42 @@ unsigned fake_add_circuit(fake_backend *f, const char *name, uint64_t params, ui
     f->circ[i].est.rest_bytes = rest;
     f->circ[i].est.proof_bytes = proof_bytes;
     return i;
+}
+
+/* Records one event (call with mu held). */
+static void ev_locked(fake_backend *f, fake_event_kind kind, cz_job_id job, uint32_t part)
+{
+    if (!f->record_events)
+        return;
+    if (f->events_n == f->events_cap) {
+        size_t cap = f->events_cap ? 2 * f->events_cap : 256;
+        fake_event *ev = realloc(f->events, cap * sizeof *ev);
+        if (!ev) {
+            f->errors++; /* a lost event would make an ordering test lie */
+            return;
+        }
+        f->events = ev;
+        f->events_cap = cap;
+    }
+    f->events[f->events_n++] = (fake_event){++f->seq, kind, job, part};
+}
+
+/* Calls the test's hook (mu not held). */
+static void ev_hook(fake_backend *f, fake_event_kind kind, cz_job_id job, uint32_t part)
+{
+    if (f->hook)
+        f->hook(f->hook_arg, kind, job, part);
+}
+
+uint64_t fake_event_seq(fake_backend *f, fake_event_kind kind, cz_job_id job, uint32_t part)
+{
+    uint64_t seq = 0;
+    pthread_mutex_lock(&f->mu);
+    for (size_t i = 0; i < f->events_n && !seq; i++)
+        if (f->events[i].kind == kind && f->events[i].job == job && f->events[i].part == part)
+            seq = f->events[i].seq;
+    pthread_mutex_unlock(&f->mu);
+    return seq;
 }
 
 static int find_circ(fake_backend *f, const char *name)
@@ -248,13 +285,16 @@ static cz_status f_synth(void *ctx, void *params, const cz_engine_job_view *job,
     if (++f->abc_alive > f->abc_alive_peak)
         f->abc_alive_peak = f->abc_alive;
     f->synth_calls++;
-    f->synthesizing++;
+    if (++f->synthesizing > f->synthesizing_peak)
+        f->synthesizing_peak = f->synthesizing;
+    ev_locked(f, FAKE_EV_SYNTH_BEGIN, job->id, part);
     if (f->order_n == f->order_cap) {
         f->order_cap = f->order_cap ? 2 * f->order_cap : 1024;
         f->order = realloc(f->order, f->order_cap * sizeof *f->order);
     }
     f->order[f->order_n++] = job->id << 20 | part;
     pthread_mutex_unlock(&f->mu);
+    ev_hook(f, FAKE_EV_SYNTH_BEGIN, job->id, part);
 
     cz_status st = CZ_OK;
     for (int i = 0; i < prep->synth_ms; i++) {
@@ -272,6 +312,7 @@ static cz_status f_synth(void *ctx, void *params, const cz_engine_job_view *job,
     cz_engine_timings_add(t, "matvec", prep->synth_ms * 0.3);
     pthread_mutex_lock(&f->mu);
     f->synthesizing--;
+    ev_locked(f, FAKE_EV_SYNTH_END, job->id, part);
     if (st != CZ_OK) {
         f->abc_alive--;
         acct(f, -(int64_t)(es->abc_bytes + es->rest_bytes));
@@ -322,7 +363,9 @@ static cz_status f_prove_start(void *ctx, void *params, void *synth, cz_engine_d
         f->errors++;
     f->synth_alive--; /* picked up */
     const cz_engine_estimate *es = &f->circ[s->circ].est;
+    ev_locked(f, FAKE_EV_PROVE_BEGIN, s->job, s->part);
     pthread_mutex_unlock(&f->mu);
+    ev_hook(f, FAKE_EV_PROVE_BEGIN, s->job, s->part);
     int prove_ms = s->prep->prove_ms;
 
     fake_sleep_ms(f->prove_cpu_ms); /* CPU prep: outside the device region */
@@ -337,6 +380,8 @@ static cz_status f_prove_start(void *ctx, void *params, void *synth, cz_engine_d
     f->dev_in[d]--;
     acct(f, -(int64_t)es->abc_bytes); /* a/b/c freed inside prove_start */
     f->abc_alive--;
+    /* the rest of the call is bookkeeping: the stage's work ends here */
+    ev_locked(f, FAKE_EV_PROVE_END, s->job, s->part);
     pthread_mutex_unlock(&f->mu);
     if (f->lock_device_itself)
         cz_engine_device_unlock(dev);
@@ -388,6 +433,12 @@ static cz_status f_prove_finish(void *ctx, void *params, void *pending, uint8_t 
     fake_backend *f = ctx;
     fpending *p = pending;
     (void)params;
+    cz_job_id job = p->job;
+    uint32_t part = p->part;
+    pthread_mutex_lock(&f->mu);
+    ev_locked(f, FAKE_EV_FINISH_BEGIN, job, part);
+    pthread_mutex_unlock(&f->mu);
+    ev_hook(f, FAKE_EV_FINISH_BEGIN, job, part);
     fake_sleep_ms(p->prep->finish_ms);
     cz_engine_timings_add(t, "b_g2", p->prep->finish_ms);
     bool fail = fails(p->prep, "finish", p->part);
@@ -402,6 +453,9 @@ static cz_status f_prove_finish(void *ctx, void *params, void *pending, uint8_t 
             proof[4 + i] = (uint8_t)(j32 >> (8 * i));
     }
     f_free_pending(ctx, p);
+    pthread_mutex_lock(&f->mu);
+    ev_locked(f, FAKE_EV_FINISH_END, job, part);
+    pthread_mutex_unlock(&f->mu);
     if (fail) {
         snprintf(msg, len, "injected finish failure");
         return CZ_ERR_INTERNAL;

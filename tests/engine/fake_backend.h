@@ -25,6 +25,22 @@ typedef struct {
     bool fail_load;
 } fake_circuit;
 
+/* Stage events, for tests of the pipeline's ordering rules. Each event gets
+ * a number from one counter (under mu) when it happens, so tests compare
+ * the order in which things happened, never wall-clock times. */
+typedef enum {
+    FAKE_EV_SYNTH_BEGIN = 0, FAKE_EV_SYNTH_END,
+    FAKE_EV_PROVE_BEGIN, FAKE_EV_PROVE_END,   /* prove_start call */
+    FAKE_EV_FINISH_BEGIN, FAKE_EV_FINISH_END  /* prove_finish call */
+} fake_event_kind;
+
+typedef struct {
+    uint64_t seq; /* 1, 2, ... in the order recorded */
+    fake_event_kind kind;
+    cz_job_id job;
+    uint32_t part;
+} fake_event;
+
 typedef struct {
     pthread_mutex_t mu;
     fake_circuit circ[FAKE_MAX_CIRCUITS];
@@ -44,6 +60,20 @@ typedef struct {
     uint64_t *order;
     size_t order_n, order_cap;
     int errors; /* contract violations seen by the fake (must stay 0) */
+
+    /* Ordering instrumentation (off unless record_events is set before the
+     * engine starts): every stage event is logged with its sequence number,
+     * and the peak of concurrent synthesize calls is kept. */
+    bool record_events;
+    uint64_t seq;
+    fake_event *events;
+    size_t events_n, events_cap;
+    int64_t synthesizing_peak;
+    /* Optional, called after each *_BEGIN event is recorded, on the engine
+     * thread that made the back-end call, with mu NOT held (it may block to
+     * force an interleaving, or read the engine's status). */
+    void (*hook)(void *arg, fake_event_kind kind, cz_job_id job, uint32_t part);
+    void *hook_arg;
 } fake_backend;
 
 void fake_init(fake_backend *f);
@@ -57,5 +87,8 @@ void fake_backend_vtable(fake_backend *f, cz_engine_backend *b);
 void fake_expected_proof(const void *payload, size_t len, cz_job_id job, uint32_t part,
                          uint8_t *out, size_t proof_bytes);
 void fake_sleep_ms(int ms);
+/* Sequence number of the first recorded event (kind, job, part); 0 = none
+ * yet. Takes mu. */
+uint64_t fake_event_seq(fake_backend *f, fake_event_kind kind, cz_job_id job, uint32_t part);
 
 #endif

@@ -4,9 +4,12 @@
  * after pruning, result retention by time and count, the parameter manager
  * (preload, evict, busy, eviction under pressure with and without a minimum
  * idle time), and observability outputs (timeline events, Prometheus text,
- * status JSON, partition records, Chrome trace).
+ * status JSON, partition records, Chrome trace), submission racing
+ * shutdown, cancel returning at once (no back-end work on the caller's
+ * thread), unread results surviving count-based pruning.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include "etest.h"
 
 #define PB 24
@@ -74,7 +77,8 @@ static void test_refusal_at_submission(void **state)
     c.memory_budget = 0;
     c.memory_safety_margin = UINT64_MAX / 2; /* auto budget: MemTotal - margin < 0 */
     assert_int_equal(cz_engine_create(&bad, &c, msg, sizeof msg), CZ_ERR_BUDGET);
-    assert_non_null(strstr(msg, "MemTotal"));
+    /* MemTotal or a cgroup limit, whichever is lower here */
+    assert_non_null(strstr(msg, "auto memory budget: the memory limit "));
     et_config(&c, &f);
     c.memory_budget = 0; /* auto with the default 5 GiB margin */
     c.memory_safety_margin = 1u << 20;
@@ -523,6 +527,368 @@ static void test_observability(void **state)
     fake_destroy(&f);
 }
 
+/* ---- submission racing shutdown ---------------------------------------- */
+
+/* A gate a back-end wrapper blocks on (the test opens it), and a flag the
+ * wrapper raises when it got there. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool arrived, open;
+} gate;
+
+static void gate_init(gate *g)
+{
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->arrived = g->open = false;
+}
+
+static void gate_destroy(gate *g)
+{
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+}
+
+/* Called by the blocked side: says it arrived, waits until opened. */
+static void gate_pass(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->arrived = true;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Waits (bounded, as a safety net only) until something arrived. */
+static bool gate_wait_arrived(gate *g, int max_ms)
+{
+    pthread_mutex_lock(&g->mu);
+    for (int i = 0; i < max_ms && !g->arrived; i++) {
+        pthread_mutex_unlock(&g->mu);
+        fake_sleep_ms(1);
+        pthread_mutex_lock(&g->mu);
+    }
+    bool a = g->arrived;
+    pthread_mutex_unlock(&g->mu);
+    return a;
+}
+
+static void gate_open(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->open = true;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static gate g_estimate;
+static cz_status (*real_estimate)(void *, const char *, cz_engine_estimate *, char *, size_t);
+
+static cz_status blocking_estimate(void *ctx, const char *cid, cz_engine_estimate *out, char *msg, size_t len)
+{
+    gate_pass(&g_estimate);
+    return real_estimate(ctx, cid, out, msg, len);
+}
+
+typedef struct {
+    cz_engine *e;
+    cz_status st;
+    cz_job_id id;
+    char msg[512];
+} submit_arg;
+
+static void *submit_thread(void *p)
+{
+    submit_arg *a = p;
+    cz_job_request rq = {.circuit_id = "c", .payload = "late", .payload_len = 4, .num_partitions = 1};
+    a->st = cz_engine_submit(a->e, &rq, &a->id, NULL, a->msg, sizeof a->msg);
+    return NULL;
+}
+
+static void *shutdown_thread(void *p)
+{
+    cz_engine_shutdown(p);
+    return NULL;
+}
+
+/* The first job of a circuit asks the back-end for its estimate without
+ * the engine lock. A shutdown that begins (and even completes) meanwhile
+ * must make that submission fail, not queue a job that no worker will
+ * ever run (answered 201, never done). */
+static void test_submit_races_shutdown(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    fake_add_circuit(&f, "c", 100, 10, 10, PB);
+    cz_engine_config c;
+    et_config(&c, &f);
+    gate_init(&g_estimate);
+    real_estimate = c.backend.estimate;
+    c.backend.estimate = blocking_estimate;
+    cz_engine *e = et_create(&c);
+    submit_arg a = {.e = e};
+    pthread_t ts, tsh;
+    assert_int_equal(pthread_create(&ts, NULL, submit_thread, &a), 0);
+    assert_true(gate_wait_arrived(&g_estimate, ET_SCALE(20000, 60000))); /* the submit is in estimate */
+    assert_int_equal(pthread_create(&tsh, NULL, shutdown_thread, e), 0);
+    pthread_join(tsh, NULL); /* nothing to drain: shutdown completes, the workers are gone */
+    gate_open(&g_estimate);
+    pthread_join(ts, NULL);
+    assert_int_equal(a.st, CZ_ERR_CANCELLED);
+    assert_int_equal(a.id, 0);
+    assert_string_equal(a.msg, "the engine is shutting down: no new jobs are accepted");
+    /* and a plain submission after shutdown (estimate cached or not) */
+    cz_job_request rq = {.circuit_id = "c", .payload = "x", .payload_len = 1, .num_partitions = 1};
+    cz_job_id id = 7;
+    char msg[256];
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_ERR_CANCELLED);
+    assert_int_equal(id, 0);
+    assert_string_equal(msg, "the engine is shutting down: no new jobs are accepted");
+    cz_engine_status st;
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.jobs_submitted, 0);
+    assert_int_equal(st.jobs_queued, 0);
+    cz_engine_destroy(e);
+    gate_destroy(&g_estimate);
+    fake_destroy(&f);
+}
+
+/* ---- cancel returns at once ------------------------------------------- */
+
+/* Wrappers around the fake: prove_start calls counted (the third blocks),
+ * prove_finish of the first call blocks, free_pending blocks (as the real
+ * back-end's does while its B_G2 MSM runs), and the threads that free
+ * partition objects are recorded. */
+static struct {
+    cz_engine_backend real;
+    pthread_mutex_t mu;
+    int prove_calls, finish_calls;
+    gate prove3, finish1, free_pending;
+    pthread_t canceller;
+    bool canceller_set;
+    int frees_on_canceller; /* free_synth / free_pending run by the canceller's thread */
+    int frees;
+} cw;
+
+static void cw_note_free(void)
+{
+    pthread_mutex_lock(&cw.mu);
+    cw.frees++;
+    if (cw.canceller_set && pthread_equal(pthread_self(), cw.canceller))
+        cw.frees_on_canceller++;
+    pthread_mutex_unlock(&cw.mu);
+}
+
+static cz_status cw_prove_start(void *ctx, void *params, void *synth, cz_engine_device *dev, void **pending,
+                                cz_engine_timings *t, char *msg, size_t len)
+{
+    pthread_mutex_lock(&cw.mu);
+    int k = ++cw.prove_calls;
+    pthread_mutex_unlock(&cw.mu);
+    if (k == 3)
+        gate_pass(&cw.prove3); /* the long prove_start */
+    return cw.real.prove_start(ctx, params, synth, dev, pending, t, msg, len);
+}
+
+static cz_status cw_prove_finish(void *ctx, void *params, void *pending, uint8_t *proof, cz_engine_timings *t,
+                                 char *msg, size_t len)
+{
+    pthread_mutex_lock(&cw.mu);
+    int k = ++cw.finish_calls;
+    pthread_mutex_unlock(&cw.mu);
+    if (k == 1)
+        gate_pass(&cw.finish1); /* keeps the only finalizer busy */
+    return cw.real.prove_finish(ctx, params, pending, proof, t, msg, len);
+}
+
+static void cw_free_synth(void *ctx, void *synth)
+{
+    cw_note_free();
+    cw.real.free_synth(ctx, synth);
+}
+
+static void cw_free_pending(void *ctx, void *pending)
+{
+    cw_note_free();
+    gate_pass(&cw.free_pending);
+    cw.real.free_pending(ctx, pending);
+}
+
+typedef struct {
+    cz_engine *e;
+    cz_job_id id;
+    cz_status st;
+    cz_job_state state;
+    atomic_bool returned;
+} cancel_arg;
+
+static void *cancel_thread(void *p)
+{
+    cancel_arg *a = p;
+    pthread_mutex_lock(&cw.mu);
+    cw.canceller = pthread_self();
+    cw.canceller_set = true;
+    pthread_mutex_unlock(&cw.mu);
+    a->st = cz_engine_cancel(a->e, a->id, &a->state);
+    atomic_store(&a->returned, true);
+    return NULL;
+}
+
+/* Waits until pred(status) holds (bounded: a safety net, not a threshold). */
+static bool wait_status(cz_engine *e, bool (*pred)(const cz_engine_status *))
+{
+    for (int i = 0; i < ET_SCALE(20000, 60000); i++) {
+        cz_engine_status st;
+        cz_engine_get_status(e, &st);
+        if (pred(&st))
+            return true;
+        fake_sleep_ms(1);
+    }
+    return false;
+}
+
+static bool one_finalize_queued_one_in_channel(const cz_engine_status *st)
+{
+    return st->finalize_queued == 1 && st->channel_depth == 1;
+}
+
+/* Job B's partitions: p0 has a pending proof in the finalizer queue (the
+ * finalizer is stuck in job A), p1 is inside a long prove_start, p2 waits
+ * in the channel. Cancelling B must return while p1's prove_start is still
+ * running and without freeing p0's pending proof (which blocks, as the
+ * real back-end's does until its B_G2 MSM ends) on the caller's thread. */
+static void test_cancel_returns_at_once(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    fake_add_circuit(&f, "c", 100, 10, 10, PB);
+    cz_engine_config c;
+    et_config(&c, &f);
+    c.partition_workers = 2;
+    c.workers_per_device = 1; /* one prover */
+    c.finalizers = 1;
+    c.synthesis_lookahead = 2;
+    memset(&cw, 0, sizeof cw);
+    pthread_mutex_init(&cw.mu, NULL);
+    gate_init(&cw.prove3);
+    gate_init(&cw.finish1);
+    gate_init(&cw.free_pending);
+    cw.real = c.backend;
+    c.backend.prove_start = cw_prove_start;
+    c.backend.prove_finish = cw_prove_finish;
+    c.backend.free_synth = cw_free_synth;
+    c.backend.free_pending = cw_free_pending;
+    cz_engine *e = et_create(&c);
+    cz_job_id a = et_submit(e, "c", "job a", 1, CZ_PRIO_HIGH, NULL);
+    assert_true(gate_wait_arrived(&cw.finish1, ET_SCALE(20000, 60000))); /* A holds the finalizer */
+    cz_job_id b = et_submit(e, "c", "job b", 3, CZ_PRIO_NORMAL, NULL);
+    assert_true(gate_wait_arrived(&cw.prove3, ET_SCALE(20000, 60000))); /* B p1 in prove_start */
+    assert_true(wait_status(e, one_finalize_queued_one_in_channel)); /* B p0 finq, B p2 channel */
+
+    cancel_arg ca = {.e = e, .id = b};
+    atomic_init(&ca.returned, false);
+    pthread_t tc;
+    assert_int_equal(pthread_create(&tc, NULL, cancel_thread, &ca), 0);
+    for (int i = 0; i < ET_SCALE(20000, 60000) && !atomic_load(&ca.returned); i++)
+        fake_sleep_ms(1);
+    bool returned_first = atomic_load(&ca.returned);
+    /* the order of events: cancel returned, and only then do the long
+     * prove_start and the blocked free_pending get to finish */
+    gate_open(&cw.prove3);
+    gate_open(&cw.free_pending);
+    gate_open(&cw.finish1);
+    pthread_join(tc, NULL);
+    assert_true(returned_first); /* false: cancel waited for a stage or a free */
+    assert_int_equal(ca.st, CZ_OK);
+    assert_int_equal(ca.state, CZ_JOB_CANCELLED);
+    cz_job_result r;
+    assert_int_equal(cz_engine_job_info(e, b, &r), CZ_OK);
+    assert_int_equal(r.state, CZ_JOB_CANCELLED);
+    assert_int_equal(et_await_check(e, a, "job a", PB), CZ_JOB_DONE);
+    et_check_idle(e, &f); /* every object of B freed, every byte returned */
+    pthread_mutex_lock(&cw.mu);
+    assert_true(cw.frees >= 2); /* p0's pending, p2's synth (and p1's pending) */
+    assert_int_equal(cw.frees_on_canceller, 0);
+    pthread_mutex_unlock(&cw.mu);
+    cz_engine_destroy(e);
+    gate_destroy(&cw.prove3);
+    gate_destroy(&cw.finish1);
+    gate_destroy(&cw.free_pending);
+    pthread_mutex_destroy(&cw.mu);
+    fake_destroy(&f);
+}
+
+/* ---- unread results ----------------------------------------------------- */
+
+static void test_unread_results_kept(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    fake_add_circuit(&f, "c", 100, 10, 10, PB);
+    cz_engine_config c;
+    et_config(&c, &f);
+    c.result_retention_count = 2;
+    cz_engine *e = et_create(&c);
+    /* four proofs nobody has fetched, one failure: the count limit drops
+     * only what cannot be lost (the failed job), never an unread proof */
+    cz_job_id ids[4];
+    for (int i = 0; i < 4; i++)
+        ids[i] = et_submit(e, "c", "unread", 1, CZ_PRIO_NORMAL, NULL);
+    cz_job_id bad = et_submit(e, "c", "fail=synth:0", 1, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
+    cz_job_id more = et_submit(e, "c", "read", 1, CZ_PRIO_NORMAL, NULL); /* prunes */
+    assert_int_equal(et_await_check(e, more, "read", PB), CZ_JOB_DONE);
+    cz_job_result r;
+    assert_int_equal(cz_engine_job_info(e, bad, &r), CZ_ERR_NOT_FOUND);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(et_await_check(e, ids[i], "unread", PB), CZ_JOB_DONE); /* each still there */
+    /* read now: the count limit applies to them like to any other */
+    cz_job_id last = et_submit(e, "c", "last", 1, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(et_await_check(e, last, "last", PB), CZ_JOB_DONE);
+    int found = 0;
+    for (int i = 0; i < 4; i++)
+        found += cz_engine_job_info(e, ids[i], &r) == CZ_OK;
+    assert_true(found <= 1);
+    cz_engine_destroy(e);
+
+    /* the bound: unread results over result_unread_max_bytes refuse new
+     * jobs (with the numbers) instead of being dropped */
+    et_config(&c, &f);
+    c.result_retention_count = 1;
+    c.result_unread_max_bytes = 1;
+    e = et_create(&c);
+    cz_job_id u = et_submit(e, "c", "u", 1, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
+    cz_job_request rq = {.circuit_id = "c", .payload = "v", .payload_len = 1, .num_partitions = 1};
+    cz_job_id v = 0;
+    char msg[512];
+    assert_int_equal(cz_engine_submit(e, &rq, &v, NULL, msg, sizeof msg), CZ_ERR_BUDGET);
+    fprintf(stderr, "unread refusal: %s\n", msg);
+    assert_non_null(strstr(msg, "1 finished jobs hold "));
+    assert_non_null(strstr(msg, "engine.result_unread_max_bytes = 1: fetch them (await)"));
+    assert_int_equal(et_await_check(e, u, "u", PB), CZ_JOB_DONE); /* read it */
+    assert_int_equal(cz_engine_submit(e, &rq, &v, NULL, msg, sizeof msg), CZ_OK);
+    assert_int_equal(et_await_check(e, v, "v", PB), CZ_JOB_DONE);
+    cz_engine_destroy(e);
+
+    /* the retention time still drops an unread result */
+    et_config(&c, &f);
+    c.result_retention_ms = 0;
+    e = et_create(&c);
+    u = et_submit(e, "c", "u", 1, CZ_PRIO_NORMAL, NULL);
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
+    assert_int_equal(cz_engine_job_info(e, u, &r), CZ_ERR_NOT_FOUND);
+    assert_int_equal(cz_engine_submit(e, &rq, &v, NULL, msg, sizeof msg), CZ_OK); /* nothing unread held */
+    assert_int_equal(cz_engine_wait_idle(e, 10000), CZ_OK);
+    cz_engine_destroy(e);
+    fake_destroy(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +897,9 @@ int main(void)
         cmocka_unit_test(test_retry_and_loads),
         cmocka_unit_test(test_params_manager),
         cmocka_unit_test(test_observability),
+        cmocka_unit_test(test_submit_races_shutdown),
+        cmocka_unit_test(test_cancel_returns_at_once),
+        cmocka_unit_test(test_unread_results_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
  *    really holds, and everything returns to "parameters only".
  */
 #include "etest.h"
+#include "engine/engine_internal.h" /* cz_engine_test_release_permit_before_send */
 
 #define PB 32
 
@@ -36,8 +37,8 @@ static void run_deep_queue(bool buggy, uint64_t budget_parts, mem_result *res)
     c.workers_per_device = 1;
     c.finalizers = 2;
     c.memory_budget = params + budget_parts * (abc + rest);
-    c.test_release_permit_before_send = buggy;
     cz_engine *e = et_create(&c);
+    cz_engine_test_release_permit_before_send(e, buggy);
 
     const unsigned njobs = ET_SCALE(50, 20), nparts = 4;
     cz_job_id *ids = calloc(njobs, sizeof *ids);

@@ -731,9 +731,13 @@ static void fr_roots_body(void **state)
     mpz_t m, w, e;
     mpz_inits(m, w, e, NULL);
     cz_mpz_from_limbs(m, CZ_FR_MODULUS, 4);
+    /* above the 2-adicity there is no such root: refused, not clamped */
+    cz_fr none = CZ_FR_ONE;
+    assert_int_equal(cz_fr_root_of_unity(&none, CZ_FR_TWO_ADICITY + 1), CZ_ERR_INVALID_ARG);
+    assert_true(cz_fr_is_zero(&none));
     for (unsigned k = 0; k <= 32; k++) {
         cz_fr g, t;
-        cz_fr_root_of_unity(&g, k);
+        assert_int_equal(cz_fr_root_of_unity(&g, k), CZ_OK);
         /* independent value: 7^((r-1)/2^k) mod r */
         mpz_sub_ui(e, m, 1);
         mpz_fdiv_q_2exp(e, e, k);

@@ -7,6 +7,7 @@
  */
 #include "testutil.h"
 #include "cuzk/groth16.h"
+#include "cuzk/ntt.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,24 @@ static void setup_refuses_unused_aux(void **state)
     cz_pce_free(pce);
 }
 
+/* One domain limit (CZ_NTT_MAX_LOG_N): setup refuses what the prover could
+ * not prove, with the numbers in the message, before allocating anything
+ * (so a bare shape with only the constraint count is enough here). */
+static void setup_refuses_domain_above_prover_limit(void **state)
+{
+    (void)state;
+    cz_pce pce;
+    memset(&pce, 0, sizeof pce);
+    pce.n_constraints = ((uint64_t)1 << CZ_NTT_MAX_LOG_N) + 1;
+    cz_groth16_params *p = (cz_groth16_params *)&pce; /* must be reset to NULL */
+    cz_errbuf e = {{0}};
+    assert_int_equal(cz_groth16_setup(&p, &pce, NULL, NULL, &e), CZ_ERR_INVALID_ARG);
+    assert_null(p);
+    char want[64];
+    snprintf(want, sizeof want, "prover's limit of 2^%d", CZ_NTT_MAX_LOG_N);
+    assert_non_null(strstr(e.msg, want));
+}
+
 static void batch_verify(void **state)
 {
     (void)state;
@@ -377,6 +396,7 @@ int main(void)
         cmocka_unit_test(wrong_vk_fails),
         cmocka_unit_test(unsatisfied_witness_refused),
         cmocka_unit_test(setup_refuses_unused_aux),
+        cmocka_unit_test(setup_refuses_domain_above_prover_limit),
         cmocka_unit_test(batch_verify),
         cmocka_unit_test(params_file_roundtrip_and_refusals),
     };

@@ -363,12 +363,57 @@ static void json_refusals(void **state)
     mpz_clear(m);
 }
 
+/* snarkjs writes an identity IC point (a public signal in no constraint)
+ * as ["0","1","0"], and so does our writer: our reader accepts it there,
+ * and only there, and only in that canonical form. */
+static void vk_identity_ic(void **state)
+{
+    (void)state;
+    cz_errbuf e = {{0}};
+    cz_snarkjs_zkey *z;
+    assert_int_equal(cz_snarkjs_zkey_read(&z, cz_vector_path("snarkjs/fixture.zkey"), 0, NULL, &e), CZ_OK);
+    size_t n_ic = z->n_public + 1;
+    assert_true(n_ic >= 2);
+    cz_g1_affine *ic = malloc(n_ic * sizeof *ic);
+    memcpy(ic, z->ic, n_ic * sizeof *ic);
+    cz_g1_affine_set_infinity(&ic[1]);
+    char *out;
+    assert_int_equal(cz_snarkjs_vk_to_json(&out, &z->alpha1, &z->beta2, &z->gamma2, &z->delta2, ic, n_ic, NULL),
+                     CZ_OK);
+    assert_non_null(strstr(out, "\"0\",\n   \"1\",\n   \"0\""));
+    cz_snarkjs_vk vk;
+    cz_status st = cz_snarkjs_vk_from_json(&vk, out, &e);
+    if (st != CZ_OK) fail_msg("identity IC refused: %s", e.msg);
+    assert_true(cz_g1_affine_is_infinity(&vk.ic[1]));
+    assert_true(cz_g1_affine_eq(&vk.ic[0], &z->ic[0]));
+    cz_snarkjs_vk_clear(&vk);
+
+    /* a non-canonical identity (z = 0 with other x, y) stays refused */
+    char *bad = strdup(out);
+    char *id = strstr(bad, "\"0\",\n   \"1\",\n   \"0\"");
+    assert_non_null(id);
+    id[1] = '2'; /* ["2","1","0"] */
+    assert_int_equal(cz_snarkjs_vk_from_json(&vk, bad, &e), CZ_ERR_FORMAT);
+    assert_non_null(strstr(e.msg, "IC[1]"));
+    free(bad);
+    free(out);
+
+    /* the identity elsewhere (vk_alpha_1) stays refused */
+    assert_int_equal(cz_snarkjs_vk_to_json(&out, &ic[1], &z->beta2, &z->gamma2, &z->delta2, z->ic, n_ic, NULL),
+                     CZ_OK);
+    assert_int_equal(cz_snarkjs_vk_from_json(&vk, out, &e), CZ_ERR_FORMAT);
+    assert_non_null(strstr(e.msg, "vk_alpha_1"));
+    free(out);
+    free(ic);
+    cz_snarkjs_zkey_free(z);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(r1cs_and_witness_agree), cmocka_unit_test(zkey_matches_vk_and_public),
         cmocka_unit_test(truncations_refused),    cmocka_unit_test(corruptions_refused),
-        cmocka_unit_test(json_refusals),
+        cmocka_unit_test(json_refusals),          cmocka_unit_test(vk_identity_ic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

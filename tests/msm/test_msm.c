@@ -366,6 +366,57 @@ static void test_hammered_bucket(void **state)
     free(s);
 }
 
+/* G2 counterpart of the repeated / opposite base cases of test_edge_cases
+ * and of test_hammered_bucket: a batch-affine bucket addition P + B needs
+ * the doubling formula when P == B and gives the identity when P == -B, and
+ * G2 (Fp2 coordinates) has its own instance of that code. Every window
+ * size, both bucket kinds (g2_check_all), and a forced affine window where
+ * one bucket takes every point. */
+static void test_g2_equal_and_opposite_in_bucket(void **state)
+{
+    (void)state;
+    enum { N = 48, H = 600 };
+    cz_g2_affine b2[N];
+    cz_scalar s[N];
+    cz_g2_jac r;
+    g2_bases(b2, N, 0);
+    /* P == B: the same base everywhere, random and equal scalars */
+    for (int i = 1; i < N; i++) b2[i] = b2[0];
+    sc_fill(s, N, 2);
+    g2_check_all(b2, s, N, 8);
+    for (int i = 0; i < N; i++) sc_u64(&s[i], i & 1 ? 5 : 7);
+    g2_check_all(b2, s, N, 8);
+    /* P == -B: P and -P alternating with equal scalars, everything cancels */
+    for (int i = 1; i < N; i += 2) cz_g2_affine_neg(&b2[i], &b2[0]);
+    for (int i = 0; i < N; i++) sc_u64(&s[i], 12345);
+    g2_check_all(b2, s, N, 8);
+    assert_int_equal(cz_msm_g2(&r, b2, s, N, NULL, NULL), CZ_OK);
+    assert_true(cz_g2_jac_is_infinity(&r));
+
+    /* one scalar for many distinct points: one bucket per window, so the
+     * batch conflicts overflow; then half of them negated (P and -P meet) */
+    cz_g2_affine *b = malloc(H * sizeof *b);
+    cz_scalar *hs = malloc(H * sizeof *hs);
+    assert_non_null(b);
+    assert_non_null(hs);
+    g2_bases(b, H, 0);
+    cz_scalar k;
+    sc_fr(&k);
+    for (int i = 0; i < H; i++) hs[i] = k;
+    for (int neg = 0; neg < 2; neg++) {
+        if (neg)
+            for (int i = 0; i < H; i += 2) cz_g2_affine_neg(&b[i], &b[i]);
+        cz_g2_jac sum, ref;
+        cz_g2_jac_set_infinity(&sum);
+        for (int i = 0; i < H; i++) cz_g2_jac_add_affine(&sum, &sum, &b[i]);
+        cz_g2_jac_mul_var(&ref, &sum, k.l, 4);
+        g2_check(&ref, b, hs, H, NULL, 11, CZ_MSM_BUCKETS_AFFINE, false);
+        g2_check(&ref, b, hs, H, pools[2], 12, CZ_MSM_BUCKETS_AFFINE, true);
+    }
+    free(b);
+    free(hs);
+}
+
 /* Unsigned-digit bucket method with Jacobian buckets and no 0/1 split: an
  * independent second algorithm for the large test. */
 static void g1_simple_buckets(cz_g1_jac *out, const cz_g1_affine *b, const cz_scalar *s, size_t n)
@@ -543,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_small_n),
         cmocka_unit_test(test_edge_cases),
         cmocka_unit_test(test_hammered_bucket),
+        cmocka_unit_test(test_g2_equal_and_opposite_in_bucket),
         cmocka_unit_test(test_random_windows_g1),
         cmocka_unit_test(test_random_windows_g2),
         cmocka_unit_test(test_random_1024),
