@@ -307,7 +307,7 @@ proof_bytes = 192
                     grpc.StatusCode.INVALID_ARGUMENT, "partition_index must be 0", "WinningPoSt, partition 1")
         expect_code(lambda: st.SubmitProof(req(proof_kind=K.WINDOW_POST_PARTITION, registered_proof=13,
                                                sector_size=32 << 30, vanilla_proof=b"", randomness=rnd,
-                                               vanilla_proofs=[b"x" * 50])),
+                                               vanilla_proofs=[bytes(40) + (1).to_bytes(8, "little") + b"\x0a"])),
                     grpc.StatusCode.INVALID_ARGUMENT, "truncated", "WindowPoSt, truncated sector proof")
         expect_code(lambda: st.SubmitProof(req(proof_kind=K.WINDOW_POST_PARTITION, registered_proof=13, sector_size=0,
                                                vanilla_proof=b"", randomness=b"\xff" * 32,
