@@ -342,6 +342,15 @@ static const char *json_type_name(const json_t *v)
     return "?";
 }
 
+cz_priority cz_api_default_priority(const char *circuit)
+{
+    if (!strncmp(circuit, "winning-", 8))
+        return CZ_PRIO_CRITICAL; /* a late WinningPoSt loses the block */
+    if (!strncmp(circuit, "wpost-", 6))
+        return CZ_PRIO_HIGH; /* a missed WindowPoSt deadline faults sectors */
+    return CZ_PRIO_NORMAL;
+}
+
 int cz_api_parse_submit(const char *body, size_t len, uint64_t max_payload, cz_api_submit *out,
                         char *err, size_t errlen)
 {
@@ -365,7 +374,7 @@ int cz_api_parse_submit(const char *body, size_t len, uint64_t max_payload, cz_a
     }
     const char *key;
     json_t *v;
-    bool have_payload = false;
+    bool have_payload = false, have_priority = false;
     json_object_foreach(root, key, v)
     {
         if (!strcmp(key, "circuit")) {
@@ -446,6 +455,7 @@ int cz_api_parse_submit(const char *body, size_t len, uint64_t max_payload, cz_a
             }
             out->partitions = (uint32_t)p;
         } else if (!strcmp(key, "priority")) {
+            have_priority = true;
             if (!json_is_string(v) ||
                 cz_priority_parse(json_string_value(v), &out->priority) != CZ_OK ||
                 strlen(json_string_value(v)) != json_string_length(v)) {
@@ -492,6 +502,8 @@ int cz_api_parse_submit(const char *body, size_t len, uint64_t max_payload, cz_a
         errf(err, errlen, "missing field 'payload' (or 'payload_b64')");
         goto out;
     }
+    if (!have_priority)
+        out->priority = cz_api_default_priority(out->circuit);
     rc = 0;
 out:
     json_decref(root);

@@ -76,9 +76,14 @@ typedef struct {
     uint8_t *payload;      /* malloc'd (may be NULL when payload_len == 0) */
     size_t payload_len;
     uint32_t partitions;   /* default 1 */
-    cz_priority priority;  /* default normal */
+    cz_priority priority;  /* default: cz_api_default_priority(circuit) */
     char request_id[256];  /* "" = none */
 } cz_api_submit;
+
+/* The priority of a job submitted without one, by its circuit's deadline:
+ * WinningPoSt (winning-*) CRITICAL, WindowPoSt (wpost-*) HIGH, else NORMAL.
+ * The HTTP and gRPC front ends both use it. */
+cz_priority cz_api_default_priority(const char *circuit);
 
 /* Parses a submit body: a JSON object with "circuit" (required),
  * exactly one of "payload" (a string = its UTF-8 bytes; any other JSON

@@ -362,7 +362,6 @@ int cz_grpc_map_submit(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_pay
     if (!rid_ok(rid))
         return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT, "request_id must be 0..255 printable ASCII characters");
     snprintf(out->request_id, sizeof out->request_id, "%s", rid);
-    cz_priority def = CZ_PRIO_NORMAL;
     int rc;
     uint64_t size = 0;
     switch (req->proof_kind) {
@@ -374,7 +373,6 @@ int cz_grpc_map_submit(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_pay
     case CUZK__V1__PROOF_KIND__WINNING_POST:
     case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION: {
         bool win = req->proof_kind == CUZK__V1__PROOF_KIND__WINNING_POST;
-        def = win ? CZ_PRIO_CRITICAL : CZ_PRIO_HIGH;
         rc = post_proof(req->registered_proof, win, &size, err, errlen);
         if (!rc)
             rc = check_size(size, req->sector_size, req->registered_proof, err, errlen);
@@ -403,7 +401,7 @@ int cz_grpc_map_submit(const Cuzk__V1__SubmitProofRequest *req, uint64_t max_pay
         return errf(err, errlen, CZ_GRPC_INVALID_ARGUMENT, "unknown proof_kind %d (1..4)", (int)req->proof_kind);
     }
     switch (req->priority) {
-    case CUZK__V1__PRIORITY__PRIORITY_UNSPECIFIED: out->priority = def; break;
+    case CUZK__V1__PRIORITY__PRIORITY_UNSPECIFIED: out->priority = cz_api_default_priority(out->circuit); break;
     case CUZK__V1__PRIORITY__LOW: out->priority = CZ_PRIO_LOW; break;
     case CUZK__V1__PRIORITY__NORMAL: out->priority = CZ_PRIO_NORMAL; break;
     case CUZK__V1__PRIORITY__HIGH: out->priority = CZ_PRIO_HIGH; break;

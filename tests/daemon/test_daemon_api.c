@@ -600,6 +600,30 @@ static void test_priority_note(void **state)
     json_decref(j);
 }
 
+/* Without a priority, a job gets its circuit's deadline priority:
+ * WinningPoSt critical, WindowPoSt high, the rest normal; an explicit one
+ * wins. */
+static void test_default_priority(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body, *want;
+    } cases[] = {
+        {"{\"circuit\":\"winning-2k\",\"payload\":\"dp-1\"}", "critical"},
+        {"{\"circuit\":\"wpost-32g\",\"payload\":\"dp-2\"}", "high"},
+        {"{\"circuit\":\"snap-32g\",\"payload\":\"dp-3\",\"partitions\":16}", "normal"},
+        {"{\"circuit\":\"porep-2k\",\"payload\":\"dp-4\"}", "normal"},
+        {"{\"circuit\":\"winning-2k\",\"payload\":\"dp-5\",\"priority\":\"low\"}", "low"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *j;
+        assert_int_equal(dt_call(&D, "POST", "/v1/jobs", cases[i].body, &j), 201);
+        if (strcmp(dt_str(j, "priority"), cases[i].want))
+            fail_msg("%s: priority %s, want %s", cases[i].body, dt_str(j, "priority"), cases[i].want);
+        json_decref(j);
+    }
+}
+
 static void test_status_version_and_page(void **state)
 {
     (void)state;
@@ -867,6 +891,7 @@ int main(void)
         cmocka_unit_test(test_job_end_log),
         cmocka_unit_test(test_unknown_query_parameter),
         cmocka_unit_test(test_priority_note),
+        cmocka_unit_test(test_default_priority),
         cmocka_unit_test(test_status_version_and_page),
         cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_metrics_circuit_and_build_info),
