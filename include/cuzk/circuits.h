@@ -59,8 +59,14 @@ void cz_mulchain_public_inputs(const cz_mulchain *mc, cz_fr *out);
  * never challenged: challenges lie in [1, n), as in Filecoin).
  * mix = the splitmix64 finaliser applied to seed ^ i·φ ^ (j+1)·c (porep.c).
  *
- * Circuit, per partition (scope "porep"), public inputs in this order:
- * replica_id, comm_d, comm_r, challenge[0 .. C−1] (cz_porep_public_inputs).
+ * Circuit, per partition (scope "porep"), public inputs in this order
+ * (cz_porep_public_inputs; 3 + C·(1 + P) of them, cz_porep_num_public):
+ * replica_id, comm_d, comm_r, then for each challenge c = 0 .. C−1: its
+ * index, then the indices of its P parents in cz_porep_parents order (base
+ * first). A parent index is one public input: it holds log_nodes <= 32
+ * bits, and one Fr holds up to 254. The verifier computes every parent
+ * index from the graph, never from the proof, as Filecoin's verifier does
+ * for each inclusion path's packed index bits.
  *   comm_r:        comm_c, comm_r_last private; Poseidon(comm_c,
  *                  comm_r_last) = comm_r.
  *   challenge[c]:  index   — the challenge decomposed into log_nodes bits
@@ -68,13 +74,18 @@ void cz_mulchain_public_inputs(const cz_mulchain *mc, cz_fr *out);
  *                            index bits of tree_d, tree_c and tree_r: the
  *                            public challenge is bound to every opening.
  *                  tree_d  — data leaf included in comm_d.
- *                  parent[p] — the parent's L labels (private), its column
- *                            hash included in comm_c at the parent index
- *                            (private bits): every parent label used is
- *                            bound to tree_c, so none can be invented. As
- *                            in Filecoin's circuit, the parent indices are
- *                            not derived in-circuit from the graph (the
- *                            native cz_porep_vanilla_verify checks them).
+ *                  parent[p] — index: the public parent index decomposed
+ *                            into log_nodes bits (so it is < n);
+ *                            the parent's L labels (private), its column
+ *                            hash included in comm_c at those index bits:
+ *                            every parent label used is bound to tree_c at
+ *                            the graph's parent, so none can be invented
+ *                            and no other node's column can stand in for
+ *                            it. (The circuit does not evaluate the graph
+ *                            function; binding its output as a public
+ *                            input costs, per parent, 1 packing
+ *                            constraint and 1 input with its appended
+ *                            row, not a hash.)
  *                  layer[l] — label recomputed from replica_id, l, the
  *                            challenge and the parents' labels, equal to
  *                            the proof's label (private).
@@ -118,8 +129,11 @@ static inline unsigned cz_porep_num_parents(const cz_porep_params *p)
 {
     return p->base_parents + p->exp_parents;
 }
-/* Public inputs without the constant one: 3 + challenges. */
-static inline size_t cz_porep_num_public(const cz_porep_params *p) { return 3u + p->challenges; }
+/* Public inputs without the constant one: 3 + challenges · (1 + P). */
+static inline size_t cz_porep_num_public(const cz_porep_params *p)
+{
+    return 3u + (size_t)p->challenges * (1u + cz_porep_num_parents(p));
+}
 /* Merkle depth / path length (elements) of a tree of the given arity. */
 unsigned cz_porep_depth(const cz_porep_params *p, unsigned arity);
 size_t cz_porep_path_len(const cz_porep_params *p, unsigned arity);
@@ -157,7 +171,10 @@ typedef struct {
     cz_fr *column_path;      /* tree_c path */
     cz_fr replica;           /* tree_r leaf */
     cz_fr *replica_path;     /* tree_r path */
-    uint64_t *parents;       /* P parent indices (graph order) */
+    uint64_t *parents;       /* P parent indices (graph order); the circuit and
+                              * cz_porep_public_inputs take them from the
+                              * graph, cz_porep_vanilla_verify checks these
+                              * equal it */
     cz_fr *parent_labels;    /* P × L, parent-major: parent p's label of layer l at p·L + l */
     cz_fr *parent_paths;     /* P × tree_c path length, parent-major */
 } cz_porep_challenge_proof;
@@ -186,8 +203,10 @@ CZ_WUR cz_status cz_porep_generate(cz_porep_vanilla **out, const cz_porep_params
                                    uint64_t sector_seed, uint64_t challenge_seed,
                                    size_t n_partitions, cz_pool *pool, cz_errbuf *err);
 void cz_porep_vanilla_free(cz_porep_vanilla *v);
-/* Native verification of everything the circuit checks, plus what it does
- * not (challenges derived from the seed, parents per the graph). err says
+/* Native verification of everything the circuit checks, plus what the
+ * circuit takes as public inputs (challenges derived from the seed, parent
+ * indices per the graph: the parents[] field must equal the graph's and
+ * each column is checked at the graph's index). err says
  * which field of which partition/challenge. CZ_ERR_UNSATISFIED on a bad
  * proof. */
 CZ_WUR cz_status cz_porep_vanilla_verify(const cz_porep_vanilla *v, cz_errbuf *err);
@@ -222,7 +241,9 @@ typedef struct {
 CZ_WUR cz_status cz_porep_ctx_init(cz_porep_ctx *ctx, const cz_porep_vanilla *v, size_t partition);
 cz_status cz_porep_synth(cz_cs *cs, const void *ctx);
 /* The partition's public inputs in circuit order, without the constant one:
- * out receives cz_porep_num_public(&v->params) values. */
+ * out receives cz_porep_num_public(&v->params) values. The parent indices
+ * are computed from the graph (cz_porep_parents of each challenge index),
+ * not read from the proof's parents[]. */
 CZ_WUR cz_status cz_porep_public_inputs(const cz_porep_vanilla *v, size_t partition, cz_fr *out);
 
 #ifdef __cplusplus

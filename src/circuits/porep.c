@@ -204,15 +204,26 @@ cz_status cz_porep_ctx_init(cz_porep_ctx *ctx, const cz_porep_vanilla *v, size_t
     return CZ_OK;
 }
 
+/* The parent indices come from the graph, never from the proof's parents[]
+ * field: that is what binds a proof to the graph (the circuit opens tree_c
+ * at these public indices, so a column of any other node fails its path). */
 cz_status cz_porep_public_inputs(const cz_porep_vanilla *v, size_t partition, cz_fr *out)
 {
     if (!v || !out || partition >= v->n_partitions)
         return CZ_ERR_INVALID_ARG;
+    unsigned np = cz_porep_num_parents(&v->params);
+    uint64_t par[CZ_POREP_MAX_PARENTS];
     out[0] = v->replica_id;
     out[1] = v->comm_d;
     out[2] = v->comm_r;
-    for (unsigned c = 0; c < v->params.challenges; c++)
-        cz_fr_from_u64(&out[3 + c], cz_porep_vanilla_challenge(v, partition, c)->index);
+    for (unsigned c = 0; c < v->params.challenges; c++) {
+        cz_fr *o = &out[3 + (size_t)c * (1 + np)];
+        uint64_t index = cz_porep_vanilla_challenge(v, partition, c)->index;
+        cz_fr_from_u64(&o[0], index);
+        cz_porep_parents(&v->params, index, par);
+        for (unsigned j = 0; j < np; j++)
+            cz_fr_from_u64(&o[1 + j], par[j]);
+    }
     return CZ_OK;
 }
 
@@ -385,9 +396,10 @@ cz_status cz_porep_synth(cz_cs *cs, const void *vctx)
         (p->hash == CZ_POREP_POSEIDON && !cz_poseidon_params_get(4 + np)))
         return CZ_ERR_NOMEM;
 
+    size_t npub = cz_porep_num_public(p), per_ch = 1 + (size_t)np; /* inputs per challenge */
     synth_state st = {.cs = cs, .p = p, .vals = vals};
     cz_var *vars = malloc(sizeof(cz_var) * ((size_t)np * L + L + np));
-    cz_fr *fv = malloc(sizeof(cz_fr) * (np + L + 4 + (size_t)C));
+    cz_fr *fv = malloc(sizeof(cz_fr) * (np + L + 1 + npub));
     cz_bit *bits = malloc(sizeof(cz_bit) * (size_t)k * (1 + np));
     if (p->hash == CZ_POREP_SHA256)
         st.scratch_bits = malloc(sizeof(cz_bit) * (512 + 256 * (size_t)np));
@@ -400,8 +412,8 @@ cz_status cz_porep_synth(cz_cs *cs, const void *vctx)
     }
     cz_var *plab = vars;              /* np × L parent labels, parent-major */
     cz_var *lab = vars + (size_t)np * L; /* L labels of the challenged node */
-    cz_fr *pub = fv;                  /* 3 + C public values */
-    cz_fr *tmp = fv + 3 + C;          /* np + L + 1 scratch values */
+    cz_fr *pub = fv;                  /* npub public values, circuit order */
+    cz_fr *tmp = fv + npub;           /* np + L + 1 scratch values */
     cz_bit *ch_bits = bits, *par_bits = bits + k;
 
     cz_cs_push_scope(cs, "porep");
@@ -414,13 +426,14 @@ cz_status cz_porep_synth(cz_cs *cs, const void *vctx)
     cz_cs_alloc_input(cs, &v_rid, vals ? &pub[0] : NULL);
     cz_cs_alloc_input(cs, &v_commd, vals ? &pub[1] : NULL);
     cz_cs_alloc_input(cs, &v_commr, vals ? &pub[2] : NULL);
-    cz_var *chv = malloc(sizeof(cz_var) * C);
+    /* per challenge: its index, then its parents' indices (graph order) */
+    cz_var *chv = malloc(sizeof(cz_var) * (npub - 3));
     if (!chv) {
         cz_cs_fail(cs, CZ_ERR_NOMEM, "porep: out of memory");
         chv = NULL;
     }
-    for (unsigned c = 0; c < C && chv; c++)
-        cz_cs_alloc_input(cs, &chv[c], vals ? &pub[3 + c] : NULL);
+    for (size_t i = 0; i < npub - 3 && chv; i++)
+        cz_cs_alloc_input(cs, &chv[i], vals ? &pub[3 + i] : NULL);
     st.replica_id = v_rid;
     cz_cs_alloc_aux(cs, &v_commc, vals ? &v->comm_c : NULL);
     cz_cs_alloc_aux(cs, &v_commrl, vals ? &v->comm_r_last : NULL);
@@ -451,13 +464,15 @@ cz_status cz_porep_synth(cz_cs *cs, const void *vctx)
 
     for (unsigned c = 0; c < C && chv && cz_cs_status(cs) == CZ_OK; c++) {
         const cz_porep_challenge_proof *cp = vals ? cz_porep_vanilla_challenge(v, ctx->partition, c) : NULL;
+        const cz_var *in_c = &chv[(size_t)c * per_ch];  /* challenge, then parent indices */
+        const cz_fr *in_v = &pub[3 + (size_t)c * per_ch];
         cz_cs_push_scope(cs, "challenge[%u]", c);
         cz_lc tmp_lc;
 
         /* index: the public challenge as log_nodes bits (so < n) */
         cz_cs_push_scope(cs, "index");
-        lc_of_var(&tmp_lc, cs, chv[c]);
-        cz_num_to_bits_le(cs, ch_bits, &tmp_lc, vals ? &pub[3 + c] : NULL, k);
+        lc_of_var(&tmp_lc, cs, in_c[0]);
+        cz_num_to_bits_le(cs, ch_bits, &tmp_lc, vals ? &in_v[0] : NULL, k);
         cz_lc_free(&tmp_lc);
         cz_cs_pop_scope(cs);
 
@@ -471,11 +486,16 @@ cz_status cz_porep_synth(cz_cs *cs, const void *vctx)
         cz_lc_free(&tmp_lc);
         cz_cs_pop_scope(cs);
 
-        /* parents: columns opened in tree_c */
+        /* parents: columns opened in tree_c at the public parent indices,
+         * decomposed into log_nodes bits (so each is < n) */
         size_t cpl = cz_porep_path_len(p, p->tree_c_arity);
         for (unsigned j = 0; j < np; j++) {
             cz_cs_push_scope(cs, "parent[%u]", j);
-            cz_merkle_alloc_index_bits(cs, par_bits, vals ? cp->parents[j] : 0, k);
+            cz_cs_push_scope(cs, "index");
+            lc_of_var(&tmp_lc, cs, in_c[1 + j]);
+            cz_num_to_bits_le(cs, par_bits, &tmp_lc, vals ? &in_v[1 + j] : NULL, k);
+            cz_lc_free(&tmp_lc);
+            cz_cs_pop_scope(cs);
             for (unsigned l = 0; l < L; l++)
                 cz_cs_alloc_aux(cs, &plab[(size_t)j * L + l],
                                 vals ? &cp->parent_labels[(size_t)j * L + l] : NULL);
@@ -508,7 +528,7 @@ cz_status cz_porep_synth(cz_cs *cs, const void *vctx)
             cz_cs_alloc_aux(cs, &lab[l], vals ? &cp->labels[l] : NULL);
             cz_lc lab_lc;
             if (p->hash == CZ_POREP_POSEIDON)
-                poseidon_label(&st, &lab_lc, NULL, l, chv[c], vals ? &pub[3 + c] : NULL, pl, pl_v,
+                poseidon_label(&st, &lab_lc, NULL, l, in_c[0], vals ? &in_v[0] : NULL, pl, pl_v,
                                vals ? &pub[0] : NULL);
             else
                 sha_label(&st, &lab_lc, l, ch_bits, pl, pl_v);

@@ -122,6 +122,8 @@ typedef struct {
     uint64_t n;
     unsigned layer;
     uint64_t base; /* first node of the current window */
+    cz_porep_graph_fn_ *graph;
+    void *graph_arg;
 } gen_ctx;
 
 static void data_range(void *arg, size_t lo, size_t hi)
@@ -137,7 +139,7 @@ static void label_node(gen_ctx *g, uint64_t i)
     unsigned np = cz_porep_num_parents(p), l = g->layer;
     uint64_t par[CZ_POREP_MAX_PARENTS];
     cz_fr pl[CZ_POREP_MAX_PARENTS];
-    cz_porep_parents(p, i, par);
+    g->graph(p, i, par, g->graph_arg);
     const cz_fr *cur = g->labels + (size_t)l * g->n;
     const cz_fr *prev = l ? g->labels + (size_t)(l - 1) * g->n : NULL;
     for (unsigned j = 0; j < np; j++) {
@@ -174,12 +176,27 @@ static cz_merkle_hash tree_d_hash(const cz_porep_params *p)
     return p->hash == CZ_POREP_SHA256 ? CZ_MERKLE_SHA256 : CZ_MERKLE_POSEIDON;
 }
 
+static void graph_of_params(const cz_porep_params *p, uint64_t node, uint64_t *parents, void *arg)
+{
+    (void)arg;
+    cz_porep_parents(p, node, parents);
+}
+
 cz_status cz_porep_generate(cz_porep_vanilla **out, const cz_porep_params *p, uint64_t sector_seed,
                             uint64_t challenge_seed, size_t n_partitions, cz_pool *pool,
                             cz_errbuf *err)
 {
-    if (!out)
-        return cz_err(err, CZ_ERR_INVALID_ARG, "porep generate: out is NULL");
+    return cz_porep_generate_graph_(out, p, sector_seed, challenge_seed, n_partitions, pool,
+                                    graph_of_params, NULL, err);
+}
+
+cz_status cz_porep_generate_graph_(cz_porep_vanilla **out, const cz_porep_params *p,
+                                   uint64_t sector_seed, uint64_t challenge_seed,
+                                   size_t n_partitions, cz_pool *pool, cz_porep_graph_fn_ *graph,
+                                   void *graph_arg, cz_errbuf *err)
+{
+    if (!out || !graph)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "porep generate: %s is NULL", out ? "graph" : "out");
     *out = NULL;
     cz_status s = cz_porep_params_check(p, err);
     if (s != CZ_OK)
@@ -192,7 +209,7 @@ cz_status cz_porep_generate(cz_porep_vanilla **out, const cz_porep_params *p, ui
         (p->hash == CZ_POREP_POSEIDON && !cz_poseidon_params_get(4 + np)))
         return cz_err(err, CZ_ERR_NOMEM, "porep generate: Poseidon parameters");
     uint64_t n = 1ull << p->log_nodes;
-    gen_ctx g = {.p = p, .seed = sector_seed, .n = n};
+    gen_ctx g = {.p = p, .seed = sector_seed, .n = n, .graph = graph, .graph_arg = graph_arg};
     g.data = malloc(n * sizeof(cz_fr));
     g.labels = malloc((size_t)L * n * sizeof(cz_fr));
     g.col = malloc(n * sizeof(cz_fr));
@@ -244,7 +261,7 @@ cz_status cz_porep_generate(cz_porep_vanilla **out, const cz_porep_params *p, ui
             cp->replica = g.replica[i];
             for (unsigned l = 0; l < L; l++)
                 cp->labels[l] = g.labels[(size_t)l * n + i];
-            cz_porep_parents(p, i, cp->parents);
+            graph(p, i, cp->parents, graph_arg);
             bool ok = cz_merkle_path(td, i, cp->data_path) == CZ_OK &&
                       cz_merkle_path(tc, i, cp->column_path) == CZ_OK &&
                       cz_merkle_path(tr, i, cp->replica_path) == CZ_OK;

@@ -11,8 +11,18 @@
  *  - tampering each field of a vanilla proof makes the checker fail at the
  *    expected scope, cz_pce_is_satisfied fail too, and the native verifier
  *    reject it;
+ *  - the parents[] field alone is redundant (the circuit reads the graph)
+ *    but the native verifier names it;
  *  - changing any public input in a valid witness makes it unsatisfied
- *    (checker with the witness, and the matrices);
+ *    (checker with the witness, and the matrices), in the documented order:
+ *    replica_id, comm_d, comm_r, per challenge its index and its parents';
+ *  - graph binding: a proof of a sector labelled with one parent of a
+ *    challenged node replaced by another node (consistent otherwise: that
+ *    node's column with a valid tree_c path, labels computed from it) is
+ *    refused natively and does not satisfy the circuit (checker at the
+ *    parent's tree_c root, and the matrices), both when it names the other
+ *    node and when it claims the graph's index; every parent of shaped-14's
+ *    challenges, and a SHA-256 shape;
  *  - SHA-256 labels (a tiny non-preset shape): the native label equals
  *    OpenSSL SHA-256 over the documented byte layout, and the circuit is
  *    satisfied and catches a tampered label;
@@ -24,7 +34,9 @@
  *    of several label windows).
  */
 #include "testutil.h"
+#include "circuits/porep_internal.h" /* cz_porep_generate_graph_: a cheating prover's sector */
 #include "cuzk/circuits.h"
+#include "cuzk/merkle.h"
 #include "cuzk/poseidon.h"
 
 #include <jansson.h>
@@ -70,11 +82,13 @@ static uint64_t model_constraints(const cz_porep_params *p)
     uint64_t dd = k / lg(p->tree_d_arity), dc = k / lg(p->tree_c_arity), dr = k / lg(p->tree_r_arity);
     uint64_t per = (k + 1)                                                   /* index */
                    + dd * level_cost(p->tree_d_arity) + 1                    /* tree_d */
-                   + P * (k + h_cost(L + 1) + dc * level_cost(p->tree_c_arity) + 1) /* parents */
+                   + P * ((k + 1) + h_cost(L + 1) + dc * level_cost(p->tree_c_arity) + 1) /* parents */
                    + L * (h_cost(4 + P) + 1)                                 /* labels */
                    + h_cost(L + 1) + dc * level_cost(p->tree_c_arity) + 1    /* column */
                    + 1 + dr * level_cost(p->tree_r_arity) + 1;               /* encoding, tree_r */
-    return h_cost(3) + 1 + p->challenges * per + 4 + p->challenges;
+    /* appended input rows: one, replica_id, comm_d, comm_r, and per
+     * challenge its index and its P parent indices */
+    return h_cost(3) + 1 + p->challenges * per + 4 + (uint64_t)p->challenges * (1 + P);
 }
 
 /* ---- presets -------------------------------------------------------------------- */
@@ -95,7 +109,8 @@ static void test_presets_fit(void **state)
         char line[512];
         cz_porep_describe(p, &sh, line, sizeof line);
         printf("%s\n", line);
-        assert_int_equal(sh.inputs, 4 + p->challenges);
+        assert_int_equal(sh.inputs, 4 + p->challenges * (1 + p->base_parents + p->exp_parents));
+        assert_int_equal(sh.inputs, 1 + cz_porep_num_public(p));
         assert_true(sh.constraints + sh.inputs <= (1ull << p->log_domain));
         /* and not wastefully small: within 10% of the budget */
         assert_true((sh.constraints + sh.inputs) * 10 >= (1ull << p->log_domain) * 9);
@@ -285,9 +300,17 @@ static void test_tamper(void **state)
                 TAMPER(cp->parent_labels[(size_t)j * L + l], want, what);
             }
             TAMPER(cp->parent_paths[(size_t)j * pc + pc - 1], want, "parent path");
+            /* the parents[] field is redundant with the graph: the circuit
+             * takes the index from the graph (a public input), so a wrong
+             * field alone leaves it satisfied; the native verifier names it
+             * (a wrong column is test_wrong_parent_refused) */
             uint64_t save = cp->parents[j];
             cp->parents[j] = (save + 1) % (1ull << p->log_nodes);
-            expect_fail(v, part, want, "parent index");
+            assert_int_equal(check(v, part, NULL), CZ_OK);
+            cz_errbuf pe = {{0}};
+            assert_int_equal(cz_porep_vanilla_verify(v, &pe), CZ_ERR_UNSATISFIED);
+            snprintf(what, sizeof what, "partitions[%zu].challenges[%u].parents[%u].index", part, c, j);
+            assert_non_null(strstr(pe.msg, what));
             cp->parents[j] = save;
         }
         snprintf(want, sizeof want, "porep/challenge[%u]/tree_c/merkle/root", c);
@@ -326,10 +349,19 @@ static void test_public_inputs_bound(void **state)
     assert_int_equal(cz_pce_record(&pce, cz_porep_synth, &ctx, NULL), CZ_OK);
     cz_witness w = {0};
     assert_int_equal(cz_witness_generate(&w, cz_porep_synth, &ctx, pce), CZ_OK);
-    const char *want[8] = {"porep/challenge[0]/layer[0]/", "porep/challenge[0]/tree_d/merkle/root",
-                           "porep/comm_r/comm_r", "porep/challenge[0]/index",
-                           "porep/challenge[1]/index"};
-    assert_int_equal(w.n_inputs, 6);
+    /* the documented order: replica_id, comm_d, comm_r, then per challenge
+     * its index and its parents' indices */
+    unsigned np = cz_porep_num_parents(p);
+    char want[16][64] = {"porep/challenge[0]/layer[0]/", "porep/challenge[0]/tree_d/merkle/root",
+                         "porep/comm_r/comm_r"};
+    size_t nw = 3;
+    for (unsigned c = 0; c < p->challenges; c++) {
+        snprintf(want[nw++], sizeof want[0], "porep/challenge[%u]/index/pack", c);
+        for (unsigned j = 0; j < np; j++)
+            snprintf(want[nw++], sizeof want[0], "porep/challenge[%u]/parent[%u]/index/pack", c, j);
+    }
+    assert_int_equal(nw, 13);
+    assert_int_equal(w.n_inputs, 1 + nw);
     for (size_t i = 1; i < w.n_inputs; i++) {
         cz_fr save = w.inputs[i];
         bump(&w.inputs[i]);
@@ -349,6 +381,153 @@ static void test_public_inputs_bound(void **state)
     cz_witness_free(&w);
     cz_pce_free(pce);
     cz_porep_vanilla_free(v);
+}
+
+/* ---- graph binding ------------------------------------------------------------------------------ */
+/* A cheating prover's graph: the real one, except that parent `j` of node
+ * `node` is `other`. */
+typedef struct {
+    uint64_t node, other;
+    unsigned j;
+} swap_graph;
+
+static void swapped_parents(const cz_porep_params *p, uint64_t node, uint64_t *parents, void *arg)
+{
+    const swap_graph *sg = arg;
+    cz_porep_parents(p, node, parents);
+    if (node == sg->node)
+        parents[sg->j] = sg->other;
+}
+
+/* Challenge c (partition 0), parent j: the sector is labelled with that
+ * parent of the challenged node replaced by another node, so the proof is
+ * consistent in everything but the graph — the challenged labels are
+ * computed from the opened columns and every path is valid — and opens the
+ * other node's column as parent j. The native verifier and the circuit
+ * must both refuse it, whether the proof names the other node as the
+ * parent or claims the graph's index for it. pce: the shape's matrices
+ * (NULL: checker only). Returns false (nothing checked) when the parent has
+ * no other valid choice (base parents of node 1). */
+static bool expect_wrong_parent_refused(const cz_porep_params *p, uint64_t seed, unsigned c,
+                                        unsigned j, const cz_pce *pce)
+{
+    uint64_t n = 1ull << p->log_nodes, par[CZ_POREP_MAX_PARENTS];
+    cz_porep_vanilla *v = gen(p, seed, 1, NULL);
+    uint64_t node = v->challenges[c].index;
+    cz_porep_vanilla_free(v);
+    cz_porep_parents(p, node, par);
+    uint64_t h = node < CZ_POREP_WINDOW ? node : node - node % CZ_POREP_WINDOW;
+    swap_graph sg = {.node = node, .j = j};
+    if (j < p->base_parents) { /* another node the labelling order allows: below h */
+        if (h < 2)
+            return false;
+        sg.other = (par[j] + 1) % h;
+    } else {
+        sg.other = (par[j] + 1) % n;
+    }
+    cz_errbuf e = {{0}};
+    v = NULL;
+    assert_int_equal(cz_porep_generate_graph_(&v, p, seed, seed + 1, 1, NULL, swapped_parents, &sg, &e),
+                     CZ_OK);
+    cz_porep_challenge_proof *cp = &v->challenges[c];
+    assert_int_equal(cp->index, node); /* challenges do not depend on the labels */
+    assert_int_equal(cp->parents[j], sg.other);
+
+    /* consistent apart from the graph: the opened column is sg.other's in
+     * comm_c, and the challenged labels follow from the opened columns (all
+     * the circuit checked before it bound the parent indices) */
+    unsigned L = p->layers, np = cz_porep_num_parents(p);
+    size_t pc = cz_porep_path_len(p, p->tree_c_arity);
+    cz_fr col, lab, pl[CZ_POREP_MAX_PARENTS];
+    cz_poseidon_hash(&col, cz_poseidon_params_get(L + 1), &cp->parent_labels[(size_t)j * L]);
+    assert_true(cz_merkle_verify(CZ_MERKLE_POSEIDON, p->tree_c_arity, cz_porep_depth(p, p->tree_c_arity),
+                                 &col, sg.other, &cp->parent_paths[(size_t)j * pc], &v->comm_c));
+    for (unsigned l = 0; l < L; l++) {
+        for (unsigned q = 0; q < np; q++)
+            pl[q] = cp->parent_labels[(size_t)q * L + (q < p->base_parents ? l : (l ? l - 1 : 0))];
+        cz_porep_label(p, &lab, &v->replica_id, l, node, pl);
+        assert_true(cz_fr_eq(&lab, &cp->labels[l]));
+    }
+
+    char want[160], where[160];
+    snprintf(where, sizeof where, "porep/challenge[%u]/parent[%u]/tree_c/merkle/root", c, j);
+    for (int claim_graph = 0; claim_graph < 2; claim_graph++) {
+        /* second round: the proof lies that the opened column is the graph's parent */
+        if (claim_graph)
+            cp->parents[j] = par[j];
+        assert_int_equal(cz_porep_vanilla_verify(v, &e), CZ_ERR_UNSATISFIED);
+        if (claim_graph)
+            snprintf(want, sizeof want, "partitions[0].challenges[%u].parents[%u]: column not included",
+                     c, j);
+        else
+            snprintf(want, sizeof want,
+                     "partitions[0].challenges[%u].parents[%u].index: %llu, the graph says %llu", c, j,
+                     (unsigned long long)sg.other, (unsigned long long)par[j]);
+        if (!strstr(e.msg, want))
+            fprintf(stderr, "wrong parent: native says '%s', expected '%s'\n", e.msg, want);
+        assert_non_null(strstr(e.msg, want));
+        cz_check_report rep;
+        cz_status s = check(v, 0, &rep);
+        if (s != CZ_ERR_UNSATISFIED || !strstr(rep.where, where))
+            fprintf(stderr,
+                    "wrong parent (challenge %u parent %u, node %llu instead of %llu): status %d at "
+                    "'%s', expected '%s'\n",
+                    c, j, (unsigned long long)sg.other, (unsigned long long)par[j], s,
+                    s == CZ_OK ? "(satisfied)" : rep.where, where);
+        assert_int_equal(s, CZ_ERR_UNSATISFIED);
+        assert_non_null(strstr(rep.where, where));
+        if (pce) { /* the matrices agree */
+            cz_porep_ctx ctx;
+            assert_int_equal(cz_porep_ctx_init(&ctx, v, 0), CZ_OK);
+            cz_witness w = {0};
+            assert_int_equal(cz_witness_generate(&w, cz_porep_synth, &ctx, pce), CZ_OK);
+            uint64_t row = 0;
+            assert_int_equal(cz_pce_is_satisfied(pce, &w, &row), CZ_ERR_UNSATISFIED);
+            assert_int_equal(row, rep.first_failure);
+            cz_witness_free(&w);
+        }
+    }
+    cz_porep_vanilla_free(v);
+    return true;
+}
+
+static void test_wrong_parent_refused(void **state)
+{
+    (void)state;
+    const cz_porep_params *p = cz_porep_preset_get("shaped-14");
+    cz_porep_ctx shape = {.params = p};
+    cz_pce *pce = NULL;
+    assert_int_equal(cz_pce_record(&pce, cz_porep_synth, &shape, NULL), CZ_OK);
+    uint64_t seed = cz_test_seed() ^ 0x3c;
+    unsigned tried = 0;
+    for (unsigned c = 0; c < p->challenges; c++)
+        for (unsigned j = 0; j < cz_porep_num_parents(p); j++)
+            tried += expect_wrong_parent_refused(p, seed, c, j, pce);
+    /* every expander parent, and base parents unless the challenge is node 1 */
+    assert_true(tried >= p->challenges * p->exp_parents);
+    cz_pce_free(pce);
+    /* the identity "swap" is the honest proof: the hook itself changes nothing */
+    uint64_t par1[CZ_POREP_MAX_PARENTS];
+    cz_porep_parents(p, 1, par1);
+    swap_graph id = {.node = 1, .j = 0, .other = par1[0]};
+    cz_porep_vanilla *a = gen(p, seed, 1, NULL), *b = NULL;
+    cz_errbuf e = {{0}};
+    assert_int_equal(
+        cz_porep_generate_graph_(&b, p, seed, seed + 1, 1, NULL, swapped_parents, &id, &e), CZ_OK);
+    char *ja = NULL, *jb = NULL;
+    assert_int_equal(cz_porep_vanilla_to_json(a, &ja, NULL), CZ_OK);
+    assert_int_equal(cz_porep_vanilla_to_json(b, &jb, NULL), CZ_OK);
+    assert_string_equal(ja, jb);
+    free(ja);
+    free(jb);
+    cz_porep_vanilla_free(a);
+    cz_porep_vanilla_free(b);
+    /* SHA-256 labels: the expander parent of node 1 of a two-node sector */
+    cz_porep_params sp = {"sha-tiny", 18, 1, 2, 1, 1, 1, 2, 2, 2, CZ_POREP_SHA256, 12345};
+#ifdef CUZK_SANITIZED
+    sp.layers = 1;
+#endif
+    assert_true(expect_wrong_parent_refused(&sp, seed, 0, 1, NULL));
 }
 
 /* ---- SHA-256 labels -------------------------------------------------------------------------------- */
@@ -619,7 +798,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presets_fit),        cmocka_unit_test(test_graph),
         cmocka_unit_test(test_generated_satisfies), cmocka_unit_test(test_tamper),
-        cmocka_unit_test(test_public_inputs_bound), cmocka_unit_test(test_sha_label),
+        cmocka_unit_test(test_public_inputs_bound), cmocka_unit_test(test_wrong_parent_refused),
+        cmocka_unit_test(test_sha_label),
         cmocka_unit_test(test_json),               cmocka_unit_test(test_generate_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
