@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device check of the CUDA backend (issue 7; src/cuda/README.md).
+# Device check of the CUDA backend (src/cuda/README.md).
 #
 #   tools/device-check.sh [--quick] [cuzk_cuda_check options...]
 #

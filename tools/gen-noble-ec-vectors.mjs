@@ -4,7 +4,7 @@
 // Regenerate (writes tests/vectors/noble_ec.json; deterministic):
 //   (cd tools/noble && npm ci) && node tools/gen-noble-ec-vectors.mjs
 //
-// Contents (all hex, no 0x; points in the zcash encoding of DESIGN §3):
+// Contents (all hex, no 0x; points in the zcash encoding of docs/design.md §3.1):
 //   scalars[]: k (32-byte big-endian, k < r) and k·G1, k·G2, compressed and
 //              uncompressed. Includes 1, 2, r-1 and pseudo-random k.
 //   sums[]:    a·G + b·G for pseudo-random a, b, as the two summand
@@ -91,7 +91,7 @@ for (let i = 0; i < 8; i++) {
 
 const doc = {
   generator: 'tools/gen-noble-ec-vectors.mjs with @noble/curves 2.4.0',
-  note: 'zcash encodings (DESIGN §3); k is 32-byte big-endian; cofactor.raw is x||y without flags (Fp2: c1||c0)',
+  note: 'zcash encodings (docs/design.md §3.1); k is 32-byte big-endian; cofactor.raw is x||y without flags (Fp2: c1||c0)',
   scalars, sums, cofactor,
 };
 // One record per line: easy to read for the small parser in tests/ec.

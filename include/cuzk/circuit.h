@@ -50,7 +50,7 @@
  *
  * After the circuit's own constraints, the recorder appends one constraint
  * x_i · 0 = 0 per public input i (input 0 included), so every input appears
- * in A (DESIGN.md §2). They are counted in cz_pce.n_constraints and are the
+ * in A (docs/design.md §2.3). They are counted in cz_pce.n_constraints and are the
  * last n_inputs rows of the matrices; the witness generator's and checker's
  * counts include them too.
  *

@@ -30,7 +30,7 @@ cz_status cz_mulchain_synth(cz_cs *cs, const void *ctx);
 void cz_mulchain_public_inputs(const cz_mulchain *mc, cz_fr *out);
 
 /* ---- porep: the PoRep-shaped circuit (src/circuits/porep*.c) --------------
- * DESIGN.md §5. A sector of n = 2^log_nodes nodes (Fr values: data d_i
+ * docs/design.md §5. A sector of n = 2^log_nodes nodes (Fr values: data d_i
  * below 2^254) is labelled in L layers: label(l, i) = H_label(replica_id,
  * l, i, base parent labels of layer l, expander parent labels of layer
  * l − 1 (zeros for l = 0)). The column of node i is its L labels,
@@ -47,7 +47,7 @@ void cz_mulchain_public_inputs(const cz_mulchain *mc, cz_fr *out);
  *   SHA-256 (as Filecoin): SHA-256(replica_id as 32 B LE ‖ l as u32 BE ‖
  *     i as u64 BE ‖ 20 zero bytes ‖ each parent label as 32 B LE), digest
  *     truncated to 254 bits (clear the top 2 bits of byte 31) and read as a
- *     little-endian Fr (DESIGN.md §5a). replica_id must then be < 2^254.
+ *     little-endian Fr (docs/design.md §5a). replica_id must then be < 2^254.
  *
  * Graph (deterministic from graph_seed; windows of CZ_POREP_WINDOW nodes so
  * the generator labels a window in parallel): for node i ≥ 1 let

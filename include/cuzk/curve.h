@@ -99,7 +99,7 @@ void cz_##G##_jac_to_xyzz(cz_##G##_xyzz *r, const cz_##G##_jac *p);
 CZ_DECLARE_GROUP(g1, fp)
 CZ_DECLARE_GROUP(g2, fp2)
 
-/* ---- encodings (zcash / Filecoin, DESIGN §3) ------------------------------
+/* ---- encodings (zcash / Filecoin, docs/design.md §3.1) ---------------------
  * compress: 48 / 96 bytes; serialize: uncompressed 96 / 192 bytes.
  * Decoding validates, in order, and returns a distinct status for each:
  * flags (CZ_ERR_ENCODING_FLAGS: compression bit must match the format, sort

@@ -145,7 +145,7 @@ void cz_fr_to_dec(char out[80], const cz_fr *a);
 /* As cz_fp_from_uniform_bytes: 512-bit big-endian integer mod r. */
 void cz_fr_from_uniform_bytes(cz_fr *r, const uint8_t in[64]);
 /* Uniform element from the OS CSPRNG: 64 bytes of getrandom() reduced
- * mod r (DESIGN §5a), the buffer wiped. CZ_ERR_IO if getrandom fails. */
+ * mod r (docs/design.md §7.3), the buffer wiped. CZ_ERR_IO if getrandom fails. */
 CZ_WUR cz_status cz_fr_random(cz_fr *r);
 /* Primitive 2^k-th root of unity in Fr, 0 <= k <= CZ_FR_TWO_ADICITY:
  * w_k = g^((r-1)/2^k) with g = 7, so w_k^2 = w_{k-1}. k above the

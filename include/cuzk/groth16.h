@@ -3,7 +3,7 @@
  * parameter files (bellperson layout), the split prover, the verifier and
  * proof encodings.
  *
- * Notation (DESIGN.md §2). A circuit recorded as a PCE (cuzk/circuit.h) has
+ * Notation (docs/design.md §2). A circuit recorded as a PCE (cuzk/circuit.h) has
  * n_inputs public inputs (input 0 = 1), n_aux private variables and
  * n_constraints rows including one appended row x_i·0 = 0 per input, so
  * every input appears in A. The domain size m is the smallest power of two
@@ -102,7 +102,7 @@ CZ_WUR cz_status cz_groth16_setup(cz_groth16_params **out, const cz_pce *pce, cz
                                   const cz_groth16_setup_opts *opts, cz_errbuf *err);
 
 /* ---- parameter files ----------------------------------------------------------
- * bellperson .params layout (DESIGN §3), big-endian, uncompressed points:
+ * bellperson .params layout (docs/design.md §3.3), big-endian, uncompressed points:
  * vk (alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, u32 n + ic),
  * then u32 n + points for h, l, a, b_g1 (G1) and b_g2 (G2). */
 CZ_WUR cz_status cz_groth16_params_write(const cz_groth16_params *p, const char *path, cz_errbuf *err);

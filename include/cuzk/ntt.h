@@ -71,7 +71,7 @@ void cz_ntt_coset_forward(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x);
 void cz_ntt_coset_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x);
 
 /*
- * Groth16 quotient (DESIGN.md §2). With m = domain size, a, b, c are the
+ * Groth16 quotient (docs/design.md §2.6). With m = domain size, a, b, c are the
  * evaluations on <w> (natural order, zero-padded by the caller to m
  * elements each, three distinct buffers) of polynomials A, B, C with
  * A·B − C divisible by Z = X^m − 1. Computes H = (A·B − C)/Z with 7

@@ -15,7 +15,7 @@
  * Cauchy matrix and its round numbers differ for t = 2, 3), so hashes are
  * PoRep-shaped, not byte-compatible with Filecoin.
  *
- * Hash convention of the project (issue 4): a hash of exactly t−1 elements
+ * Hash convention of the project: a hash of exactly t−1 elements
  * x_1..x_{t−1} is state = [2^(t−1) − 1, x_1, …, x_{t−1}], one permutation,
  * output state[1]. Arity t−1 Merkle nodes, column hashes and
  * comm_r = H(comm_c, comm_r_last) (t = 3) all use it.
@@ -39,7 +39,8 @@ extern "C" {
 /* Supported widths. The upper bound is where the round-number rule below
  * was checked against the reference search and where the reference's
  * MDS security tests (algorithms 1–3, not re-implemented in C) were checked
- * to accept the first Cauchy matrix drawn (shared/tools/poseidon_params.py). */
+ * to accept the first Cauchy matrix drawn (by the Python generator of the
+ * vectors in tests/vectors/poseidon; tests/vectors/README.md). */
 #define CZ_POSEIDON_T_MIN 2u
 #define CZ_POSEIDON_T_MAX 24u
 #define CZ_POSEIDON_R_F 8u

@@ -1,7 +1,7 @@
 /*
  * cuzk — SHA-256 (FIPS 180-4): native implementation and in-circuit gadget.
  *
- * In-circuit convention (DESIGN.md §5a): a message is a bit string, bits
+ * In-circuit convention (docs/design.md §5a): a message is a bit string, bits
  * MSB-first within each byte (bit 8i + j of the message is bit 7 − j of
  * byte i); words are big-endian (word w of a block = message bits
  * 32w .. 32w+31, the first of them its MSB); the digest is 256 bits in the

@@ -9,7 +9,7 @@
  * skipped. Every length is checked against the file before anything is
  * allocated, and a file whose prime is not BLS12-381's is refused.
  *
- * Value encodings (DESIGN §3, §5a):
+ * Value encodings (docs/design.md §3.5):
  *   .r1cs coefficients, .wtns values: canonical 32-byte LE (must be < r);
  *   .zkey §4 coefficients: c·R² mod r (R = 2^256) — parsed to c;
  *   .zkey points: affine, 48-byte LE Montgomery coordinates (R = 2^384),

@@ -21,7 +21,7 @@
  *
  * FR = a string of exactly 64 hex digits: the 32-byte little-endian
  * canonical encoding of an Fr element (Filecoin's convention for comm_d,
- * comm_r, replica id; DESIGN.md §5a). Values >= r are refused, never
+ * comm_r, replica id; docs/design.md §5a). Values >= r are refused, never
  * reduced. The params object must equal the named preset's (a file made
  * with other parameters is refused rather than misread). Paths list the
  * arity − 1 siblings per level from the leaves up (cuzk/merkle.h).

@@ -155,7 +155,7 @@ cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx, const 
     if ((st = czc_check_rows(d_a, d_b, d_c, m, d_bad, ctx->s_comp, err)) != CZ_OK) goto out;
     if ((st = czc_quotient(d_a, d_b, d_c, &ctx->dom, ctx->s_comp, err)) != CZ_OK) goto out;
     if ((st = czc_scalars_from_mont((cz_scalar *)d_a, d_a, m - 1, ctx->s_comp, err)) != CZ_OK) goto out;
-    /* a/b/c are on the device: the host copies go at once (DESIGN §4 rule 3) */
+    /* a/b/c are on the device: the host copies go at once (docs/design.md §4 rule 3) */
     CZC_TRY(cudaEventSynchronize(ctx->ev_abc));
     free_abc(in);
     if ((st = czc_upload(ctx, d_z, w->inputs, n_in * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK) goto out;

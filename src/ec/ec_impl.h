@@ -428,7 +428,7 @@ void GFN(_jac_mul_ct)(jac_t *r, const jac_t *p, const cz_scalar *k)
     }
     *r = acc;
     /* Partial sums [k_top]P would reveal the top bits of k to anyone who
-     * later reads this stack: wipe them (DESIGN §5a, secrets are wiped).
+     * later reads this stack: wipe them (docs/design.md §7.3: secrets are wiped).
      * The table too: P itself can be secret (the prover's C = [s]A + ...,
      * A depends on r), and so are its multiples. */
     explicit_bzero(&acc, sizeof acc);

@@ -1,5 +1,5 @@
 /*
- * Point encodings, zcash / Filecoin rules (DESIGN §3):
+ * Point encodings, zcash / Filecoin rules (docs/design.md §3.1):
  *   Fp elements 48-byte big-endian canonical; Fp2 written c1 then c0;
  *   byte 0 carries three flags: bit 7 compressed, bit 6 infinity, bit 5
  *   (compressed, finite points only) "y is the lexicographically larger

@@ -15,11 +15,12 @@
  *   - MDS: the next 2t draws reduced mod r (all redrawn if two coincide),
  *     x = first t, y = last t, mds[i][j] = 1/(x_i + y_j).
  * The S-box seed bits are 1 (the x^5 code of the reference's older
- * create_rcs_grain.sage): with 0 the shared vector files do not reproduce.
+ * create_rcs_grain.sage): with 0 the committed vector files do not reproduce.
  * The reference then runs invariant-subspace tests on the MDS and redraws
  * while they fail; they are not re-implemented here, because for every
  * t <= CZ_POSEIDON_T_MAX they accept the first matrix (checked with
- * shared/tools/poseidon_params.py, which implements them).
+ * the Python generator of tests/vectors/poseidon, which implements them;
+ * tests/vectors/README.md).
  *
  * ROUND NUMBERS. The reference search (calc_round_numbers.py, n = 255,
  * α = 5, M = 128, minimise t·R_F + R_P, then R_F += 2, R_P = ⌈1.075·R_P⌉)

@@ -1,5 +1,5 @@
 /*
- * The split Groth16 prover (DESIGN.md §2, the seeds' prove_start /
+ * The split Groth16 prover (docs/design.md §2.6, §4.4: the reference engine's prove_start /
  * prove_finish).
  *
  * prove_start: checks a_j·b_j = c_j row by row (a cheap O(m) guard: an

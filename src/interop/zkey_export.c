@@ -1,7 +1,7 @@
 /*
  * Export of cuzk parameters as a snarkjs .zkey (and witnesses as .wtns), so
  * snarkjs can prove and verify cuzk's own circuits at sizes where running a
- * snarkjs ceremony is impractical (DESIGN §3: prepare phase2 alone takes
+ * snarkjs ceremony is impractical (docs/design.md §3.5: prepare phase2 alone takes
  * ~16 min at 2^14 on this machine).
  *
  * Index mapping (see zkey_prove.c): cuzk's row i sits at w_m^i; snarkjs's

@@ -7,7 +7,7 @@
  * (1 and -1, the vast majority of nonzeros in SHA-256/boolean circuits) are
  * a plain add/sub; other coefficients cost a Montgomery multiply unless the
  * value is 0 or 1 (boolean witnesses: most values in SHA-256 circuits).
- * Variable time in the witness, which is public for PoRep (DESIGN §5a).
+ * Variable time in the witness, which is public for PoRep (docs/design.md §7.4).
  */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * Point encodings (zcash / Filecoin, DESIGN §3):
+ * Point encodings (zcash / Filecoin, docs/design.md §3.1):
  *  - the 4 × 1000 vectors of k·G (tests/vectors/bls12_381) decode, equal
  *    k·G computed by the library, and re-encode to the same bytes;
  *  - every class of invalid input is refused with its own status;

@@ -110,7 +110,7 @@ static void test_counts_32g_streaming(void **state) {
     assert_int_equal(f.constraints, jint(c, "constraints"));
     assert_int_equal(f.inputs, jint(c, "inputs_with_one"));
     assert_int_equal(f.aux, jint(c, "aux"));
-    /* DESIGN facts (Curio's extraction, with bellperson's input rows) */
+    /* published nonzeros (Curio's extraction, with bellperson's input rows; docs/filecoin.md) */
     assert_int_equal(f.nnz_a_with_input_rows, 309405051);
     assert_int_equal(f.nnz_b, 130327340);
     assert_int_equal(f.nnz_c, 282656500);
