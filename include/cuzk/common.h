@@ -45,7 +45,8 @@ typedef enum {
     CZ_ERR_BUDGET,             /* request cannot fit the memory budget */
     CZ_ERR_NOT_FOUND,          /* unknown job, parameter set or key */
     CZ_ERR_BUSY,               /* resource in use */
-    CZ_ERR_INTERNAL            /* an invariant failed: a bug */
+    CZ_ERR_INTERNAL,           /* an invariant failed: a bug */
+    CZ_ERR_QUEUE_FULL          /* refused for now (a queue is full): retry later */
 } cz_status;
 
 /* Static, human-readable description of a status code; never NULL. */

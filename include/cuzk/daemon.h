@@ -75,6 +75,11 @@ typedef struct {
     unsigned threads;                    /* prover compute threads (0 = online CPUs) */
     bool auto_setup;                     /* create missing parameters by a local setup */
     bool params_validate_full;           /* params_validate = full (default trusted) */
+    /* what a request can make the back-end build (cz_prover_config):
+     * comma-separated ids or "prefix*" patterns ("" = all it knows), and
+     * the largest constraint count (default 2^27) */
+    char circuits[CZ_DAEMON_PATH_MAX];
+    uint64_t max_constraints;
     /* [test] — the test-double back-end (backend = test) */
     unsigned test_load_ms, test_synth_ms, test_prove_ms, test_finish_ms;
     uint64_t test_params_bytes, test_partition_bytes;

@@ -3,7 +3,7 @@
  * proof jobs (a circuit id, an opaque payload such as a vanilla proof, N
  * partitions) into proofs through an abstract prover back-end.
  *
- * Stages (see the DESIGN comment in src/engine/engine.c):
+ * Stages (docs/design.md §4; the DESIGN comment in src/engine/engine.c):
  *   submit -> dispatcher (priority, then FIFO; one memory budget; parameter
  *   manager) -> synthesis workers -> bounded priority channel -> prover
  *   workers (per-device lock) -> finalizers -> assembly (+ self-verify).
@@ -59,9 +59,18 @@ CZ_WUR cz_status cz_priority_parse(const char *s, cz_priority *out);
  * while its parameters are resident, and abc_bytes + rest_bytes per
  * in-flight partition (reserved before synthesis starts; abc_bytes returned
  * right after prove_start, rest_bytes after prove_finish). These must be the
- * circuit's real sizes: the budget is only as good as this estimate. */
+ * circuit's real sizes: the budget is only as good as this estimate.
+ * params_bytes must be what unload_params frees: memory that outlives the
+ * unload belongs in shared_bytes. */
 typedef struct {
     uint64_t params_bytes;  /* converted in-memory parameters (not the file size) */
+    /* A back-end cache the first load of this circuit creates and that no
+     * unload frees (the real back-end: the NTT domain of the circuit's
+     * size), shared by every circuit with the same nonzero shared_key. The
+     * engine charges it once per key, at the first load that needs it, and
+     * never returns it. 0/0: none. */
+    uint64_t shared_bytes;
+    uint32_t shared_key;
     uint64_t abc_bytes;     /* a, b, c at the padded domain size (3 * 32 * m) */
     uint64_t rest_bytes;    /* assignments, density, NTT/MSM working sets, ... */
     size_t proof_bytes;     /* bytes of one partition proof (192 for Groth16) */
@@ -118,15 +127,22 @@ void cz_engine_device_unlock(cz_engine_device *d);
 typedef struct cz_engine_backend {
     void *ctx;
     /* Sizes for circuit_id; CZ_ERR_NOT_FOUND for an unknown circuit. Called
-     * at submission (cached per circuit id afterwards). */
+     * at submission (cached per circuit id afterwards; an id the back-end
+     * refuses leaves nothing behind in the engine). */
     cz_status (*estimate)(void *ctx, const char *circuit_id, cz_engine_estimate *out,
                           char *msg, size_t msglen);
+    /* Called on one of the engine's loader threads (or on the caller of
+     * cz_engine_preload), never on the dispatcher: a load that takes
+     * minutes delays only the jobs of its circuit. unload_params likewise
+     * (or on the caller of cz_engine_evict / preload, or at destroy). */
     cz_status (*load_params)(void *ctx, const char *circuit_id, void **params,
                              char *msg, size_t msglen);
     void (*unload_params)(void *ctx, const char *circuit_id, void *params);
-    /* Parse the payload once per job (called by the dispatcher before the
-     * job's first synthesis); the result is job->prepared for every later
-     * call and is released with release_job when the job ends. */
+    /* Parse the payload once per job (called on a synthesis worker, with
+     * the job's first partition reserved and its parameters pinned, before
+     * that partition's synthesis; never on the dispatcher); the result is
+     * job->prepared for every later call and is released with release_job
+     * when the job ends. */
     cz_status (*prepare_job)(void *ctx, void *params, const cz_engine_job_view *job,
                              void **prepared, char *msg, size_t msglen);
     void (*release_job)(void *ctx, void *prepared);
@@ -194,6 +210,19 @@ typedef struct {
      * (default 0). */
     uint64_t drain_timeout_ms;
     bool start_paused;               /* no dispatch until cz_engine_resume (default false) */
+    /* Bounds on what waits in the engine. A job counts from its
+     * acceptance until it is terminal (queued or running); its payload
+     * bytes are charged to the memory budget from acceptance until the
+     * engine frees the payload (when the job ends). A submit beyond either
+     * bound is refused with CZ_ERR_QUEUE_FULL (retry later; the numbers
+     * are in msg); a payload larger than max_queued_bytes alone with
+     * CZ_ERR_BUDGET. Submissions are also refused with CZ_ERR_QUEUE_FULL
+     * while the queued payloads plus the largest queued circuit's need
+     * would exceed the budget (the head of the queue must always be able
+     * to fit once the running work drains). */
+    uint64_t max_queued_jobs;        /* default 10000 */
+    uint64_t max_queued_bytes;       /* 0 = a quarter of the budget (default 0) */
+    unsigned param_loaders;          /* parameter loader threads (default 2) */
     /* TIMELINE lines go to timeline_file (if not NULL) and timeline_cb (if
      * not NULL). Both are written with an internal timeline lock held (lines
      * never interleave), sometimes also under the engine lock: keep them
@@ -261,8 +290,10 @@ typedef struct {
 /* Accepts a job. Refusals (with msg): CZ_ERR_INVALID_ARG, CZ_ERR_NOT_FOUND
  * (unknown circuit, from backend.estimate), CZ_ERR_BUDGET (one partition
  * plus the circuit's parameters exceed the budget, or unread results hold
- * result_unread_max_bytes: the numbers are in msg), CZ_ERR_BUSY (request
- * id in use with another payload), CZ_ERR_CANCELLED (shutdown has begun:
+ * result_unread_max_bytes, or the payload alone exceeds max_queued_bytes:
+ * the numbers are in msg), CZ_ERR_QUEUE_FULL (max_queued_jobs or
+ * max_queued_bytes reached: "queue full: ..."; retry later), CZ_ERR_BUSY
+ * (request id in use with another payload), CZ_ERR_CANCELLED (shutdown has begun:
  * "the engine is shutting down: ..."; never a job that would not run).
  * existing may be NULL.
  *
@@ -361,6 +392,10 @@ typedef struct {
     uint64_t budget_total, budget_used, budget_peak;
     uint64_t params_resident_bytes;
     uint64_t params_resident, params_loads, params_evictions;
+    uint64_t params_loading;         /* loads queued or running on the loader threads */
+    uint64_t params_known;           /* parameter entries (one per accepted circuit id) */
+    uint64_t shared_bytes;           /* back-end caches charged for good (estimate.shared_bytes) */
+    uint64_t payload_bytes;          /* payloads of unfinished jobs, charged to the budget */
     /* threads */
     unsigned partition_workers, prover_workers, finalizers, devices;
     double device_busy_ms; /* sum over devices of device-lock hold time */

@@ -45,9 +45,13 @@
  * without <id>.params still gets a local setup. docs/parameters.md has
  * the details.
  *
- * Memory estimate per partition (engine budget): abc = 3·32·m bytes;
- * rest = witness (32 B per variable) + canonical scalars kept for B_G2
- * (32 B per variable) + MSM scratch (bounded, per thread) + a margin.
+ * Memory estimate (engine budget): params = the converted parameters +
+ * the recorded circuit (freed when the engine unloads the parameters);
+ * shared = the NTT domain of the circuit's size (one per size, kept for
+ * the life of the process, so charged once and never returned); per
+ * partition abc = 3·32·m bytes and rest = witness (32 B per variable) +
+ * canonical scalars kept for B_G2 (32 B per variable) + MSM scratch for
+ * the whole compute pool (the H and B_G2 MSMs both run on it).
  */
 #ifndef CUZK_PROVER_H
 #define CUZK_PROVER_H
@@ -71,7 +75,34 @@ typedef struct {
      * (<id>.params) are always read fully; with true, their fingerprint
      * is also the SHA-256 of the whole file at any size. */
     bool params_validate_full;
+    /* What a request can make the back-end build. Recording a circuit
+     * (its constraint system, held in memory while its parameters are
+     * loaded) happens before the engine's budget can see its size, so the
+     * ids a client may name are bounded here:
+     *  - circuits: comma-separated exact ids ("porep-32g") or prefix
+     *    patterns ending in '*' ("mulchain-*", "*" = all); spaces around
+     *    items are ignored. NULL or "" = every id the back-end knows.
+     *  - max_constraints: a circuit with more constraints (counted with
+     *    the input rows, known from the id alone; for the few Filecoin ids
+     *    whose exact count is not tabulated, an upper bound) is refused
+     *    before it is recorded. 0 = CZ_PROVER_DEFAULT_MAX_CONSTRAINTS.
+     * Both apply to every call (engine and offline). A refused id is
+     * CZ_ERR_NOT_FOUND (not served here) with a message naming the option
+     * and the value. Ids must be canonical ("mulchain-300000", never
+     * "mulchain-0300000": CZ_ERR_INVALID_ARG naming the canonical form). */
+    const char *circuits;
+    uint64_t max_constraints;
 } cz_prover_config;
+
+#define CZ_PROVER_DEFAULT_MAX_CONSTRAINTS (1ull << 27)
+
+/* Recorded circuits the back-end holds now and their bytes (a circuit is
+ * held while parameters that use it are loaded, by the engine or by the
+ * offline calls below; cz_prover_backend_destroy frees the rest). For
+ * tests and metrics: once the engine evicts a circuit's parameters, its
+ * recorded circuit is gone too (its bytes were part of the parameters'
+ * charge). */
+size_t cz_prover_recorded_circuits(const cz_engine_backend *b, uint64_t *bytes);
 
 /* Fills *out with a back-end whose ctx owns the pools, the store and the
  * circuit cache. Destroy it after the engine that uses it. */

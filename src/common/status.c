@@ -27,6 +27,7 @@ const char *cz_status_str(cz_status s)
     case CZ_ERR_NOT_FOUND: return "not found";
     case CZ_ERR_BUSY: return "busy";
     case CZ_ERR_INTERNAL: return "internal error";
+    case CZ_ERR_QUEUE_FULL: return "queue full";
     }
     return "unknown status";
 }

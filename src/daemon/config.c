@@ -49,6 +49,8 @@ static const keydef keys[] = {
     {"backend", "threads", K_U32, OFF(threads), 0, 0, 4096},
     {"backend", "auto_setup", K_BOOL, OFF(auto_setup), 0, 0, 0},
     {"backend", "params_validate", K_VALIDATE, OFF(params_validate_full), 0, 0, 0},
+    STR("backend", "circuits", circuits),
+    {"backend", "max_constraints", K_U64, OFF(max_constraints), 0, 1, 1ull << 32},
     {"engine", "partition_workers", K_U32, OFF(engine.partition_workers), 0, 1, 4096},
     {"engine", "synthesis_lookahead", K_U32, OFF(engine.synthesis_lookahead), 0, 1, 4096},
     {"engine", "devices", K_U32, OFF(engine.devices), 0, 1, 64},
@@ -65,6 +67,9 @@ static const keydef keys[] = {
     {"engine", "drain_on_shutdown", K_BOOL, OFF(engine.drain_on_shutdown), 0, 0, 0},
     {"engine", "drain_timeout_ms", K_MS, OFF(engine.drain_timeout_ms), 0, 0, UINT64_MAX},
     {"engine", "start_paused", K_BOOL, OFF(engine.start_paused), 0, 0, 0},
+    {"engine", "max_queued_jobs", K_U64, OFF(engine.max_queued_jobs), 0, 1, UINT64_MAX},
+    {"engine", "max_queued_bytes", K_U64, OFF(engine.max_queued_bytes), 0, 0, UINT64_MAX},
+    {"engine", "param_loaders", K_U32, OFF(engine.param_loaders), 0, 1, 64},
     {"test", "load_ms", K_U32, OFF(test_load_ms), 0, 0, 600000},
     {"test", "synth_ms", K_U32, OFF(test_synth_ms), 0, 0, 600000},
     {"test", "prove_ms", K_U32, OFF(test_prove_ms), 0, 0, 600000},
@@ -117,6 +122,8 @@ void cz_daemon_config_default(cz_daemon_config *c)
     c->threads = 0;
     c->auto_setup = false;
     c->params_validate_full = false;
+    c->circuits[0] = 0;                 /* every circuit the back-end knows */
+    c->max_constraints = 1ull << 27;    /* CZ_PROVER_DEFAULT_MAX_CONSTRAINTS (cuzk/prover.h) */
     c->test_load_ms = 0;
     c->test_synth_ms = 5;
     c->test_prove_ms = 5;

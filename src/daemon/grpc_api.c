@@ -40,6 +40,7 @@ int cz_grpc_status_of(cz_status st)
     case CZ_ERR_NOT_FOUND: return CZ_GRPC_NOT_FOUND;
     case CZ_ERR_BUSY: return CZ_GRPC_ALREADY_EXISTS;
     case CZ_ERR_BUDGET:
+    case CZ_ERR_QUEUE_FULL:
     case CZ_ERR_NOMEM: return CZ_GRPC_RESOURCE_EXHAUSTED;
     case CZ_ERR_CANCELLED: return CZ_GRPC_UNAVAILABLE; /* shutting down: retry elsewhere */
     case CZ_ERR_TIMEOUT: return CZ_GRPC_DEADLINE_EXCEEDED;

@@ -162,6 +162,8 @@ int cz_daemon_main(int argc, char **argv)
         pc.threads = cfg->threads;
         pc.auto_setup = cfg->auto_setup;
         pc.params_validate_full = cfg->params_validate_full;
+        pc.circuits = cfg->circuits;
+        pc.max_constraints = cfg->max_constraints;
         pc.log = stderr;
         if (cz_prover_backend_create(&backend, &pc, &err) != CZ_OK) {
             fprintf(stderr, "cuzkd: cannot start the groth16 back-end: %s\n", err.msg);

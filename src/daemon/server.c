@@ -222,6 +222,10 @@ static enum MHD_Result send_buf(cz_daemon *d, struct MHD_Connection *c, unsigned
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
     if (code == 401)
         MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    /* every 503 here is temporary (the engine's queue is full, it is out of
+     * memory or shutting down): tell clients when to come back */
+    if (code == 503)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "5");
     enum MHD_Result ret = MHD_queue_response(c, code, r);
     MHD_destroy_response(r);
     if (code < 300)

@@ -6,16 +6,27 @@
  * Stages and their threads (each stage owns its threads; plain pthreads):
  *
  *   submit ──> ready heap (jobs: priority, then FIFO)
- *      dispatcher (1 thread): takes the head job's next partition, RESERVES
- *        its bytes (and the circuit's parameter bytes if they must be
- *        loaded) from the budget, loads parameters / parses the payload once
- *        per job (backend.prepare_job), and hands the partition to an idle
- *        synthesis worker. It reserves only when a synthesis worker is idle,
- *        so no memory is held by partitions that are merely queued.
- *   synthesis workers (partition_workers): backend.synthesize, then SEND
+ *      dispatcher (1 thread) only decides, it never calls a slow back-end
+ *        function: it takes the head job's next partition, RESERVES its
+ *        bytes from the budget and hands it to an idle synthesis worker.
+ *        It reserves only when a synthesis worker is idle, so no memory is
+ *        held by partitions that are merely queued. When the head's
+ *        parameters are absent it charges their bytes, queues the load for
+ *        the loader threads and PARKS the job on the parameter entry (out
+ *        of the ready heap) until the load ends; a job whose parameters
+ *        are being loaded or unloaded is parked likewise. So one load of
+ *        many GiB delays only its own circuit's jobs. Its evictions are
+ *        queued to the loaders too.
+ *   loader threads (param_loaders): backend.load_params / unload_params;
+ *        at the end of a load the parked jobs go back to the ready heap
+ *        (or fail with the load's error).
+ *   synthesis workers (partition_workers): the worker holding a job's
+ *        first dispatched partition parses the payload (backend.prepare_job,
+ *        once per job; the job's other partitions wait for it), then
+ *        backend.synthesize, then SEND
  *        into the channel. A worker slot is the "synthesis permit": it is
  *        released (the worker goes back to idle) only after the send has
- *        succeeded. That is the rule the seeds broke: releasing the permit
+ *        succeeded. That is the rule the reference engine broke (docs/design.md §4.3 rule 2): releasing the permit
  *        before the send let finished partitions pile up behind a full
  *        channel (28 x 16 GiB, OOM). With the rule, objects that finished
  *        synthesis but are not yet taken by a prover number at most
@@ -40,12 +51,18 @@
  *
  * Budget accounting
  * -----------------
- * used = sum(charged parameter bytes) + sum(in-flight reservations).
+ * used = sum(charged parameter bytes) + sum(in-flight reservations) +
+ * shared back-end caches (charged once per key at their first load, never
+ * returned: they outlive every unload) + the payloads of unfinished jobs
+ * (charged from acceptance until the payload is freed at the job's end).
  * A partition reserves abc+rest at dispatch, returns abc after prove_start,
  * rest after prove_finish (or everything when it is dropped). Parameters are
  * charged from the start of their load until their unload has returned. At
- * submission a job is refused unless params + abc + rest <= budget, so the
- * head of the queue always fits once everything else has drained.
+ * submission a job is refused unless params + abc + rest + shared + its
+ * payload <= budget, and (CZ_ERR_QUEUE_FULL) unless the queued payloads
+ * plus the largest need among the circuits with queued jobs fit the
+ * budget: so the head of the queue always fits once everything else has
+ * drained (the payloads queued behind it included).
  *
  * Why eviction cannot deadlock with reservations
  * ----------------------------------------------
@@ -389,7 +406,7 @@ typedef struct {
 
 /* When a job is terminal and no partition uses it any more, its parsed
  * payload and raw payload can go (the digest stays for idempotency). */
-static void take_prepared_locked(cz_job *j, cz_post *post)
+static void take_prepared_locked(cz_engine *e, cz_job *j, cz_post *post)
 {
     if (!job_terminal(j) || j->parts_inflight)
         return;
@@ -399,6 +416,13 @@ static void take_prepared_locked(cz_job *j, cz_post *post)
     }
     free(j->payload);
     j->payload = NULL;
+    if (j->payload_charged) {
+        /* freed before its bytes go back: the budget never claims
+         * memory that is still allocated */
+        j->payload_charged = false;
+        e->payload_bytes -= j->payload_len;
+        budget_release_locked(e, j->payload_len);
+    }
 }
 
 static void post_add_retire(cz_post *post, cz_part *p, cz_status st)
@@ -478,6 +502,16 @@ static void purge_job_parts_locked(cz_engine *e, cz_job *j)
     pthread_cond_broadcast(&e->space_cv);
 }
 
+/* Takes j off its parameter entry's parked list. */
+static void unpark_one_locked(cz_job *j)
+{
+    cz_job **pp = &j->pe->parked;
+    while (*pp != j)
+        pp = &(*pp)->parknext;
+    *pp = j->parknext;
+    j->parknext = NULL;
+}
+
 /* The single place a job becomes terminal: returns false (and does
  * nothing) if it already was, which makes every ending exactly-once. */
 static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_status status,
@@ -495,10 +529,14 @@ static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_statu
         j->t_start = j->t_end;
     if (state != CZ_JOB_DONE)
         atomic_store(&j->cancel.flag, 1);
-    if (j->in_ready) {
-        cz_heap_remove(&e->ready, j);
-        j->in_ready = false;
+    if (j->in_ready || j->parked) {
+        if (j->in_ready)
+            cz_heap_remove(&e->ready, j);
+        else
+            unpark_one_locked(j);
+        j->in_ready = j->parked = false;
         e->parts_queued -= j->nparts - j->next_part;
+        j->pe->waiting_jobs--;
     }
     if (state != CZ_JOB_DONE)
         purge_job_parts_locked(e, j);
@@ -535,8 +573,9 @@ static bool job_end_locked(cz_engine *e, cz_job *j, cz_job_state state, cz_statu
     post->failed_part = failed_part;
     post->total_ms = (double)(j->t_end - j->t_submit) / 1e6;
     snprintf(post->err, sizeof post->err, "%s", j->error);
-    take_prepared_locked(j, post);
+    take_prepared_locked(e, j, post);
     pthread_cond_broadcast(&e->done_cv);
+    pthread_cond_broadcast(&e->prep_cv);
     pthread_cond_broadcast(&e->space_cv);
     pthread_cond_signal(&e->disp_cv);
     return true;
@@ -599,7 +638,7 @@ static void part_retire(cz_engine *e, cz_part *p)
     else
         e->c_parts_dropped++;
     cz_rec_push_locked(e, &p->rec);
-    take_prepared_locked(j, &post);
+    take_prepared_locked(e, j, &post);
     job_unref_locked(e, j);
     pthread_cond_broadcast(&e->done_cv);
     pthread_cond_signal(&e->disp_cv);
@@ -692,19 +731,42 @@ static cz_pentry *pentry_get_locked(cz_engine *e, const char *circuit)
     }
     p->next = e->pentries;
     e->pentries = p;
+    e->n_pentries++;
     return p;
 }
 
-/* Makes sure pe->est is valid (calls the back-end without mu). */
+/* Drops an entry that never got a valid estimate (an id the back-end
+ * refused, or one whose estimate is still failing) once nobody is asking
+ * for it: otherwise every unknown id a client sends would leave an entry
+ * behind for good. Entries with an estimate stay (they carry the
+ * circuit's metrics), and are bounded by what the back-end accepts. */
+static void pentry_drop_failed_locked(cz_engine *e, cz_pentry *pe)
+{
+    if (pe->est_valid || pe->estimating || pe->state != PE_ABSENT || pe->parked || pe->refs ||
+        pe->waiting_jobs)
+        return;
+    cz_pentry **pp = &e->pentries;
+    while (*pp != pe)
+        pp = &(*pp)->next;
+    *pp = pe->next;
+    e->n_pentries--;
+    free(pe->circuit);
+    free(pe);
+}
+
+/* Makes sure pe->est is valid (calls the back-end without mu; pe stays
+ * alive meanwhile: see pentry_drop_failed_locked). */
 static cz_status pentry_estimate_locked(cz_engine *e, cz_pentry *pe, char *msg, size_t msglen)
 {
     if (pe->est_valid)
         return CZ_OK;
     cz_engine_estimate est = {0};
     char bmsg[256] = "";
+    pe->estimating++;
     pthread_mutex_unlock(&e->mu);
     cz_status st = e->be.estimate(e->be.ctx, pe->circuit, &est, bmsg, sizeof bmsg);
     pthread_mutex_lock(&e->mu);
+    pe->estimating--;
     if (st != CZ_OK) {
         /* name the circuit once: back-ends usually do it themselves
          * ("unknown circuit 'x'") */
@@ -720,6 +782,8 @@ static cz_status pentry_estimate_locked(cz_engine *e, cz_pentry *pe, char *msg, 
         set_msg(msg, msglen, "circuit '%s': back-end estimate gives proof_bytes = 0", pe->circuit);
         return CZ_ERR_INTERNAL;
     }
+    if (!est.shared_key)
+        est.shared_bytes = 0;
     if (!pe->est_valid) {
         pe->est = est;
         pe->est_valid = true;
@@ -727,9 +791,44 @@ static cz_status pentry_estimate_locked(cz_engine *e, cz_pentry *pe, char *msg, 
     return CZ_OK;
 }
 
+/* ---- shared back-end caches (estimate.shared_bytes) ---- */
+
+static bool shared_charged_locked(const cz_engine *e, uint32_t key)
+{
+    for (size_t i = 0; i < e->n_shared; i++)
+        if (e->shared_keys[i] == key)
+            return true;
+    return false;
+}
+
+/* What a load of pe adds for good (0 when its cache is charged already). */
+static uint64_t shared_need_locked(const cz_engine *e, const cz_pentry *pe)
+{
+    if (!pe->est.shared_key || shared_charged_locked(e, pe->est.shared_key))
+        return 0;
+    return pe->est.shared_bytes;
+}
+
+/* Charges pe's shared cache (once per key, never returned). Called when
+ * its load begins: the cache is created by that load. */
+static void shared_charge_locked(cz_engine *e, const cz_pentry *pe)
+{
+    uint64_t b = shared_need_locked(e, pe);
+    if (!b)
+        return;
+    uint32_t *k = realloc(e->shared_keys, (e->n_shared + 1) * sizeof *k);
+    if (!k)
+        return; /* not remembered: the next load charges it again (over, never under) */
+    e->shared_keys = k;
+    k[e->n_shared++] = pe->est.shared_key;
+    e->shared_bytes += b;
+    budget_charge_locked(e, b);
+}
+
 /* An unpinned resident set other than keep, least recently used, idle for at
  * least eviction_min_idle_ms. *next_ns: when the next younger idle set
- * becomes eligible (UINT64_MAX if none). */
+ * becomes eligible (UINT64_MAX if none). A set just loaded for jobs that
+ * have not dispatched yet is never a candidate. */
 static cz_pentry *evict_candidate_locked(cz_engine *e, const cz_pentry *keep, uint64_t now,
                                          uint64_t *next_ns, bool ignore_min_idle)
 {
@@ -737,7 +836,7 @@ static cz_pentry *evict_candidate_locked(cz_engine *e, const cz_pentry *keep, ui
     cz_pentry *best = NULL;
     *next_ns = UINT64_MAX;
     for (cz_pentry *p = e->pentries; p; p = p->next) {
-        if (p == keep || p->state != PE_RESIDENT || p->refs)
+        if (p == keep || p->state != PE_RESIDENT || p->refs || (p->fresh && p->waiting_jobs))
             continue;
         if (now - p->last_used_ns >= min_idle) {
             if (!best || p->last_used_ns < best->last_used_ns)
@@ -749,14 +848,67 @@ static cz_pentry *evict_candidate_locked(cz_engine *e, const cz_pentry *keep, ui
     return best;
 }
 
-/* Unloads an unpinned resident set. Drops mu during the unload; returns
- * with mu held. Never waits on anything but the unload itself. */
-static void evict_locked(cz_engine *e, cz_pentry *pe)
+/* Puts the jobs parked on pe back into the ready heap (their load or
+ * unload ended); the time they waited counts as their load time. */
+static void unpark_all_locked(cz_engine *e, cz_pentry *pe, cz_post *post)
 {
-    pe->state = PE_UNLOADING;
-    void *params = pe->params;
-    pe->params = NULL;
-    pthread_mutex_unlock(&e->mu);
+    uint64_t now = cz_engine_now_ns();
+    while (pe->parked) {
+        cz_job *j = pe->parked;
+        pe->parked = j->parknext;
+        j->parknext = NULL;
+        j->parked = false;
+        j->load_ms += (double)(now - j->t_parked) / 1e6;
+        if (cz_heap_push(&e->ready, j) != CZ_OK) {
+            /* back in no queue: it must end now */
+            j->pe->waiting_jobs--;
+            e->parts_queued -= j->nparts - j->next_part;
+            j->in_ready = false;
+            if (!post->ended)
+                job_fail_locked(e, j, j->next_part, "dispatch", CZ_ERR_NOMEM, NULL, post);
+            continue;
+        }
+        j->in_ready = true;
+    }
+    pthread_cond_signal(&e->disp_cv);
+}
+
+/* Ends every job parked on pe: the load they waited for failed. Drops mu
+ * for each job's post-processing. */
+static void fail_parked_locked(cz_engine *e, cz_pentry *pe, cz_status st, const char *msg)
+{
+    while (pe->parked) {
+        cz_job *j = pe->parked;
+        cz_post post = {0};
+        job_fail_locked(e, j, j->next_part, "load_params", st, msg, &post); /* unparks j */
+        pthread_mutex_unlock(&e->mu);
+        post_run(e, &post);
+        pthread_mutex_lock(&e->mu);
+    }
+}
+
+/* The end of an unload (pe was PE_UNLOADING, its params taken): returns
+ * the bytes, wakes who waits. Called with mu held. */
+static void unload_done_locked(cz_engine *e, cz_pentry *pe)
+{
+    budget_release_locked(e, pe->charged);
+    pe->charged = 0;
+    pe->state = PE_ABSENT;
+    pe->fresh = false;
+    e->c_evictions++;
+    cz_post post = {0};
+    unpark_all_locked(e, pe, &post);
+    pthread_cond_broadcast(&e->pe_cv);
+    pthread_cond_signal(&e->disp_cv);
+    if (post.ended) {
+        pthread_mutex_unlock(&e->mu);
+        post_run(e, &post);
+        pthread_mutex_lock(&e->mu);
+    }
+}
+
+static void unload_call(cz_engine *e, cz_pentry *pe, void *params)
+{
     if (e->be.unload_params)
         e->be.unload_params(e->be.ctx, pe->circuit, params);
     if (cz_tl_enabled(e)) {
@@ -765,16 +917,43 @@ static void evict_locked(cz_engine *e, cz_pentry *pe)
                  (unsigned long long)pe->charged);
         cz_tl_emit(e, "PARAMS_EVICT", 0, -1, extra);
     }
-    pthread_mutex_lock(&e->mu);
-    budget_release_locked(e, pe->charged);
-    pe->charged = 0;
-    pe->state = PE_ABSENT;
-    e->c_evictions++;
-    pthread_cond_broadcast(&e->pe_cv);
-    pthread_cond_signal(&e->disp_cv);
 }
 
-/* Loads pe (state must be PE_LOADING and its bytes charged). Drops mu. */
+/* Unloads an unpinned resident set in the calling thread (the API calls:
+ * evict, preload). Drops mu during the unload; returns with mu held. */
+static void evict_locked(cz_engine *e, cz_pentry *pe)
+{
+    pe->state = PE_UNLOADING;
+    void *params = pe->params;
+    pe->params = NULL;
+    pthread_mutex_unlock(&e->mu);
+    unload_call(e, pe, params);
+    pthread_mutex_lock(&e->mu);
+    unload_done_locked(e, pe);
+}
+
+/* Hands an op on pe to the loader threads (pe->state says which:
+ * PE_LOADING or PE_UNLOADING). false: no memory for the queue. */
+static bool loader_enqueue_locked(cz_engine *e, cz_pentry *pe)
+{
+    if (e->load_qn == e->load_qcap) {
+        size_t cap = e->load_qcap ? 2 * e->load_qcap : 16;
+        cz_pentry **q = realloc(e->load_q, cap * sizeof *q);
+        if (!q)
+            return false;
+        e->load_q = q;
+        e->load_qcap = cap;
+    }
+    e->load_q[e->load_qn++] = pe;
+    pe->load_queued = true;
+    e->loading++;
+    pthread_cond_signal(&e->load_cv);
+    return true;
+}
+
+/* Loads pe (state must be PE_LOADING and its bytes charged). Drops mu
+ * during the load. On the end of the load, the jobs parked on pe go back
+ * to the ready heap, or fail with the load's error. */
 static cz_status load_locked(cz_engine *e, cz_pentry *pe, char *msg, size_t msglen)
 {
     void *params = NULL;
@@ -796,28 +975,101 @@ static cz_status load_locked(cz_engine *e, cz_pentry *pe, char *msg, size_t msgl
         cz_tl_emit(e, "PARAMS_LOAD_END", 0, -1, extra);
     }
     pthread_mutex_lock(&e->mu);
+    char lmsg[300];
     if (st != CZ_OK) {
         budget_release_locked(e, pe->charged);
         pe->charged = 0;
         pe->state = PE_ABSENT;
-        set_msg(msg, msglen, "load parameters for '%s': %s", pe->circuit,
-                *bmsg ? bmsg : cz_status_str(st));
+        snprintf(lmsg, sizeof lmsg, "load parameters for '%s': %s", pe->circuit,
+                 *bmsg ? bmsg : cz_status_str(st));
+        set_msg(msg, msglen, "%s", lmsg);
     } else {
         pe->params = params;
         pe->state = PE_RESIDENT;
         pe->last_used_ns = t1;
+        pe->fresh = pe->parked != NULL;
         e->c_loads++;
         cz_hist_observe(&e->hist[H_LOAD], (double)(t1 - t0) / 1e9);
     }
     pthread_cond_broadcast(&e->pe_cv);
     pthread_cond_signal(&e->disp_cv);
+    if (st != CZ_OK) {
+        fail_parked_locked(e, pe, st, lmsg);
+    } else {
+        cz_post post = {0};
+        unpark_all_locked(e, pe, &post);
+        if (post.ended) {
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+        }
+    }
     return st;
+}
+
+/* The loader threads: parameter loads and the dispatcher's evictions, so
+ * that a load of many GiB (minutes) never stalls dispatch of the other
+ * circuits' jobs. At shutdown, ops not yet started are dropped (a load's
+ * charge is returned; an unload still runs: the params are taken). */
+static void *loader_main(void *arg)
+{
+    cz_engine *e = arg;
+    pthread_setname_np(pthread_self(), "cz-loader");
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->load_qn && !e->stop)
+            pthread_cond_wait(&e->load_cv, &e->mu);
+        if (!e->load_qn)
+            break;
+        cz_pentry *pe = e->load_q[0];
+        memmove(e->load_q, e->load_q + 1, (e->load_qn - 1) * sizeof *e->load_q);
+        e->load_qn--;
+        pe->load_queued = false;
+        if (pe->state == PE_UNLOADING) {
+            void *params = pe->params;
+            pe->params = NULL;
+            pthread_mutex_unlock(&e->mu);
+            unload_call(e, pe, params);
+            pthread_mutex_lock(&e->mu);
+            e->unloading--;
+            unload_done_locked(e, pe);
+        } else if (e->stop) {
+            budget_release_locked(e, pe->charged);
+            pe->charged = 0;
+            pe->state = PE_ABSENT;
+            fail_parked_locked(e, pe, CZ_ERR_CANCELLED, "cancelled by engine shutdown");
+            pthread_cond_broadcast(&e->pe_cv);
+        } else {
+            load_locked(e, pe, NULL, 0);
+        }
+        e->loading--;
+        pthread_cond_broadcast(&e->done_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------
  * dispatcher
  * ------------------------------------------------------------------------ */
 
+/* Parks j on its parameter entry until the entry's load or unload ends
+ * (the loader puts it back into the ready heap): the jobs behind it, of
+ * other circuits, dispatch meanwhile. */
+static void park_locked(cz_engine *e, cz_job *j)
+{
+    cz_heap_remove(&e->ready, j);
+    j->in_ready = false;
+    j->parked = true;
+    j->t_parked = cz_engine_now_ns();
+    j->parknext = j->pe->parked;
+    j->pe->parked = j;
+}
+
+/* The dispatcher only decides: which partition runs next, what it
+ * reserves, which parameters to load or evict. Loads and evictions run on
+ * the loader threads, payload parsing (prepare_job) on the synthesis
+ * workers, so no back-end call of any length runs here. */
 static void *dispatcher_main(void *arg)
 {
     cz_engine *e = arg;
@@ -827,35 +1079,65 @@ static void *dispatcher_main(void *arg)
         uint64_t now = cz_engine_now_ns();
         uint64_t wake = prune_locked(e, now);
         cz_job *j = e->paused ? NULL : cz_heap_top(&e->ready);
-        if (!j || e->synth_idle == 0) {
+        if (!j) {
             cv_wait_until(&e->disp_cv, &e->mu, wake);
             continue;
         }
         cz_pentry *pe = j->pe;
         if (pe->state == PE_LOADING || pe->state == PE_UNLOADING) {
+            park_locked(e, j);
+            continue;
+        }
+        if (e->synth_idle == 0) {
             cv_wait_until(&e->disp_cv, &e->mu, wake);
             continue;
         }
         uint64_t part_bytes = pe->est.abc_bytes + pe->est.rest_bytes;
         bool load = pe->state != PE_RESIDENT;
-        uint64_t need = part_bytes + (load ? pe->est.params_bytes : 0);
+        uint64_t load_bytes = load ? pe->est.params_bytes + shared_need_locked(e, pe) : 0;
+        uint64_t need = load ? load_bytes : part_bytes;
         if (e->used + need > e->budget) {
             /* The minimum idle time keeps two alternating circuits from
-             * thrashing, but only waiting for in-flight partitions can
-             * free budget by itself: when even their reservations coming
-             * back would not make room, waiting only stalls the queue, so
-             * an idle set is evicted now. */
-            uint64_t params_charged = 0;
+             * thrashing, but only waiting for in-flight partitions (and
+             * the payloads of running jobs) can free budget by itself:
+             * when even their reservations coming back would not make
+             * room, waiting only stalls the queue, so an idle set is
+             * evicted now. One eviction at a time: the next is decided
+             * once its bytes are back. */
+            uint64_t fixed = e->shared_bytes + e->payload_bytes;
             for (const cz_pentry *q = e->pentries; q; q = q->next)
-                params_charged += q->charged;
-            bool waiting_helps = params_charged + need <= e->budget && e->used > params_charged;
-            uint64_t next_el;
-            cz_pentry *victim = evict_candidate_locked(e, pe, now, &next_el, !waiting_helps);
+                fixed += q->charged;
+            bool waiting_helps = fixed + need <= e->budget && e->used > fixed;
+            uint64_t next_el = UINT64_MAX;
+            cz_pentry *victim =
+                e->unloading ? NULL : evict_candidate_locked(e, pe, now, &next_el, !waiting_helps);
             if (victim) {
+                victim->state = PE_UNLOADING;
+                if (loader_enqueue_locked(e, victim)) {
+                    e->unloading++;
+                    continue;
+                }
+                victim->state = PE_RESIDENT; /* no room in the queue: unload it here */
                 evict_locked(e, victim);
                 continue;
             }
             cv_wait_until(&e->disp_cv, &e->mu, next_el < wake ? next_el : wake);
+            continue;
+        }
+        if (load) {
+            /* charge, hand the load to a loader, and park the job: its
+             * partitions reserve once the parameters are resident */
+            budget_charge_locked(e, pe->est.params_bytes);
+            pe->charged = pe->est.params_bytes;
+            shared_charge_locked(e, pe);
+            pe->state = PE_LOADING;
+            park_locked(e, j);
+            if (!loader_enqueue_locked(e, pe)) {
+                budget_release_locked(e, pe->charged);
+                pe->charged = 0;
+                pe->state = PE_ABSENT;
+                fail_parked_locked(e, pe, CZ_ERR_NOMEM, "no memory to queue the parameter load");
+            }
             continue;
         }
         cz_part *p = calloc(1, sizeof *p);
@@ -881,6 +1163,7 @@ static void *dispatcher_main(void *arg)
         if (j->next_part == j->nparts) {
             cz_heap_remove(&e->ready, j);
             j->in_ready = false;
+            pe->waiting_jobs--;
         }
         e->parts_queued--;
         j->parts_inflight++;
@@ -889,6 +1172,7 @@ static void *dispatcher_main(void *arg)
         if (e->inflight > e->inflight_peak)
             e->inflight_peak = e->inflight;
         pe->refs++;
+        pe->fresh = false;
         pe->last_used_ns = now;
         e->synth_idle--;
         if (j->state == CZ_JOB_QUEUED) {
@@ -902,40 +1186,6 @@ static void *dispatcher_main(void *arg)
                 snprintf(extra, sizeof extra, "queue_ms=%.3f", (double)(now - j->t_submit) / 1e6);
                 cz_tl_emit(e, "JOB_START", j->id, -1, extra);
             }
-        }
-        cz_post post = {0};
-        if (load) {
-            char msg[300];
-            budget_charge_locked(e, pe->est.params_bytes);
-            pe->charged = pe->est.params_bytes;
-            pe->state = PE_LOADING;
-            uint64_t l0 = cz_engine_now_ns();
-            cz_status ls = load_locked(e, pe, msg, sizeof msg);
-            j->load_ms += (double)(cz_engine_now_ns() - l0) / 1e6;
-            if (ls != CZ_OK)
-                job_fail_locked(e, j, p->idx, "load_params", ls, msg, &post);
-        }
-        if (!job_terminal(j) && !j->prepared_done && e->be.prepare_job) {
-            cz_engine_job_view v;
-            job_view(j, &v);
-            void *prep = NULL;
-            char bmsg[256] = "";
-            pthread_mutex_unlock(&e->mu);
-            cz_status st = e->be.prepare_job(e->be.ctx, pe->params, &v, &prep, bmsg, sizeof bmsg);
-            pthread_mutex_lock(&e->mu);
-            j->prepared_done = true;
-            j->prepared = prep;
-            if (st != CZ_OK)
-                job_fail_locked(e, j, p->idx, "prepare_job", st, bmsg, &post);
-        }
-        j->prepared_done = true;
-        if (job_terminal(j)) {
-            e->synth_idle++;
-            post_add_retire(&post, p, CZ_ERR_CANCELLED);
-            pthread_mutex_unlock(&e->mu);
-            post_run(e, &post);
-            pthread_mutex_lock(&e->mu);
-            continue;
         }
         p->where = PART_SYNTH;
         p->next = NULL;
@@ -983,6 +1233,39 @@ static void *synth_main(void *arg)
         if (!e->handoff_head)
             e->handoff_tail = NULL;
         cz_job *j = p->job;
+        if (!job_terminal(j) && !j->prepared_done && e->be.prepare_job) {
+            /* The payload is parsed here, once per job, by the worker that
+             * holds the job's first dispatched partition (its parameters
+             * pinned): a slow parse holds this worker only, never the
+             * dispatcher. Other partitions of the job wait for it. */
+            if (j->preparing) {
+                while (j->preparing && !job_terminal(j))
+                    pthread_cond_wait(&e->prep_cv, &e->mu);
+            } else {
+                j->preparing = true;
+                cz_engine_job_view pv;
+                job_view(j, &pv);
+                void *pparams = j->pe->params;
+                void *prep = NULL;
+                char pmsg[256] = "";
+                pthread_mutex_unlock(&e->mu);
+                cz_status pst = e->be.prepare_job(e->be.ctx, pparams, &pv, &prep, pmsg, sizeof pmsg);
+                pthread_mutex_lock(&e->mu);
+                j->preparing = false;
+                j->prepared_done = true;
+                j->prepared = prep;
+                pthread_cond_broadcast(&e->prep_cv);
+                if (pst != CZ_OK) {
+                    cz_post post = {0};
+                    job_fail_locked(e, j, p->idx, "prepare_job", pst, pmsg, &post);
+                    post_add_retire(&post, p, pst);
+                    pthread_mutex_unlock(&e->mu);
+                    post_run(e, &post);
+                    pthread_mutex_lock(&e->mu);
+                    continue;
+                }
+            }
+        }
         if (job_terminal(j)) {
             cz_post post = {0};
             post_add_retire(&post, p, CZ_ERR_CANCELLED);
@@ -1037,7 +1320,7 @@ static void *synth_main(void *arg)
 #ifdef CUZK_ENGINE_TEST_HOOKS
         if (e->test_release_permit_before_send && e->chan.n >= e->chan_cap &&
             !job_terminal(j)) {
-            /* THE SEEDS' BUG, on purpose (test hook): park the object and
+            /* THE REFERENCE ENGINE'S BUG, on purpose (test hook): park the object and
              * go back to idle without waiting for the send. */
             p->where = PART_OVERFLOW;
             p->next = NULL;
@@ -1317,6 +1600,9 @@ void cz_engine_config_default(cz_engine_config *c)
     c->self_verify = true;
     c->drain_on_shutdown = true;
     c->drain_timeout_ms = 0;
+    c->max_queued_jobs = 10000;
+    c->max_queued_bytes = 0;
+    c->param_loaders = 2;
 }
 
 static void engine_free(cz_engine *e)
@@ -1345,10 +1631,13 @@ static void engine_free(cz_engine *e)
     free(e->synth_threads);
     free(e->prover_threads);
     free(e->fin_threads);
+    free(e->load_threads);
+    free(e->load_q);
+    free(e->shared_keys);
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->tl_mu);
-    pthread_cond_t *cvs[] = {&e->disp_cv, &e->synth_cv, &e->chan_cv, &e->space_cv,
-                             &e->fin_cv, &e->done_cv, &e->pe_cv, &e->reap_cv};
+    pthread_cond_t *cvs[] = {&e->disp_cv, &e->synth_cv, &e->chan_cv, &e->space_cv, &e->fin_cv,
+                             &e->done_cv, &e->pe_cv, &e->reap_cv, &e->load_cv, &e->prep_cv};
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
         pthread_cond_destroy(cvs[i]);
     free(e);
@@ -1366,8 +1655,10 @@ static void join_all(cz_engine *e)
         pthread_join(e->prover_threads[i], NULL);
     for (unsigned i = 0; i < e->fin_started; i++)
         pthread_join(e->fin_threads[i], NULL);
+    for (unsigned i = 0; i < e->load_started; i++)
+        pthread_join(e->load_threads[i], NULL);
     e->disp_started = e->reap_started = false;
-    e->synth_started = e->prover_started = e->fin_started = 0;
+    e->synth_started = e->prover_started = e->fin_started = e->load_started = 0;
 }
 
 cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *msg, size_t msglen)
@@ -1393,6 +1684,14 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
                              "finalizers must be at least 1 (and sane)");
         return CZ_ERR_INVALID_ARG;
     }
+    if (!cfg->param_loaders || cfg->param_loaders > 64) {
+        set_msg(msg, msglen, "param_loaders = %u: must be 1..64", cfg->param_loaders);
+        return CZ_ERR_INVALID_ARG;
+    }
+    if (!cfg->max_queued_jobs) {
+        set_msg(msg, msglen, "engine.max_queued_jobs = 0 would refuse every job: must be at least 1");
+        return CZ_ERR_INVALID_ARG;
+    }
     uint64_t budget = cfg->memory_budget;
     if (!budget) {
         /* The machine's RAM, or less when a cgroup (systemd MemoryMax=,
@@ -1416,14 +1715,17 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
     e->cfg = *cfg;
     e->be = cfg->backend;
     e->budget = budget;
+    /* a quarter of the budget by default: payloads wait, parameters and
+     * partitions work, and the work must keep most of the room */
+    e->max_queued_bytes = cfg->max_queued_bytes ? cfg->max_queued_bytes : budget / 4;
     e->t0 = cz_engine_now_ns();
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->tl_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_t *cvs[] = {&e->disp_cv, &e->synth_cv, &e->chan_cv, &e->space_cv,
-                             &e->fin_cv, &e->done_cv, &e->pe_cv, &e->reap_cv};
+    pthread_cond_t *cvs[] = {&e->disp_cv, &e->synth_cv, &e->chan_cv, &e->space_cv, &e->fin_cv,
+                             &e->done_cv, &e->pe_cv, &e->reap_cv, &e->load_cv, &e->prep_cv};
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
         pthread_cond_init(cvs[i], &ca);
     pthread_condattr_destroy(&ca);
@@ -1446,9 +1748,11 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
     e->synth_threads = calloc(e->n_synth, sizeof(pthread_t));
     e->prover_threads = calloc(e->n_prover, sizeof(pthread_t));
     e->fin_threads = calloc(e->n_fin, sizeof(pthread_t));
+    e->n_load = cfg->param_loaders;
+    e->load_threads = calloc(e->n_load, sizeof(pthread_t));
     worker_arg *args = calloc((size_t)e->n_synth + e->n_prover + e->n_fin, sizeof *args);
     if (!e->id_tab || !e->req_tab || (e->rec_cap && !e->recs) || !e->devs || !e->synth_threads ||
-        !e->prover_threads || !e->fin_threads || !args ||
+        !e->prover_threads || !e->fin_threads || !e->load_threads || !args ||
         cz_heap_reserve(&e->chan, e->chan_cap) != CZ_OK) {
         free(args);
         engine_free(e);
@@ -1489,6 +1793,10 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
         ok = pthread_create(&e->fin_threads[i], NULL, finalizer_main, a) == 0;
         e->fin_started += ok;
     }
+    for (unsigned i = 0; ok && i < e->n_load; i++) {
+        ok = pthread_create(&e->load_threads[i], NULL, loader_main, e) == 0;
+        e->load_started += ok;
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     e->worker_args = args;
     if (!ok) {
@@ -1499,6 +1807,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
         pthread_cond_broadcast(&e->chan_cv);
         pthread_cond_broadcast(&e->fin_cv);
         pthread_cond_broadcast(&e->reap_cv);
+        pthread_cond_broadcast(&e->load_cv);
         pthread_mutex_unlock(&e->mu);
         join_all(e);
         free(args);
@@ -1578,6 +1887,8 @@ void cz_engine_shutdown(cz_engine *e)
     pthread_cond_broadcast(&e->space_cv);
     pthread_cond_broadcast(&e->fin_cv);
     pthread_cond_broadcast(&e->reap_cv);
+    pthread_cond_broadcast(&e->load_cv);
+    pthread_cond_broadcast(&e->prep_cv);
     pthread_mutex_unlock(&e->mu);
     join_all(e);
     pthread_mutex_lock(&e->mu);
@@ -1619,6 +1930,57 @@ uint64_t cz_engine_budget(const cz_engine *e)
 /* ------------------------------------------------------------------------
  * jobs API
  * ------------------------------------------------------------------------ */
+
+/* The queue bounds (engine.h, max_queued_jobs / max_queued_bytes) for a
+ * new job of pe with a payload of len bytes. */
+static cz_status queue_admit_locked(cz_engine *e, const cz_pentry *pe, size_t len, char *msg,
+                                    size_t msglen)
+{
+    if (e->jobs_active >= e->cfg.max_queued_jobs) {
+        set_msg(msg, msglen, "queue full: %llu jobs queued (engine.max_queued_jobs = %llu)",
+                (unsigned long long)e->jobs_active, (unsigned long long)e->cfg.max_queued_jobs);
+        return CZ_ERR_QUEUE_FULL;
+    }
+    if (len > e->max_queued_bytes) {
+        set_msg(msg, msglen,
+                "the payload of %zu bytes exceeds engine.max_queued_bytes = %llu (it could never be "
+                "queued)",
+                len, (unsigned long long)e->max_queued_bytes);
+        return CZ_ERR_BUDGET;
+    }
+    if (e->payload_bytes + len > e->max_queued_bytes) {
+        set_msg(msg, msglen,
+                "queue full: payloads of %llu bytes queued, this one's %zu bytes would exceed "
+                "engine.max_queued_bytes = %llu",
+                (unsigned long long)e->payload_bytes, len, (unsigned long long)e->max_queued_bytes);
+        return CZ_ERR_QUEUE_FULL;
+    }
+    /* Queued payloads hold budget that only their own jobs' runs give
+     * back, so the job at the head must fit beside all of them: the
+     * largest need among the circuits with queued jobs (and this one),
+     * plus every payload, must fit the budget, or the queue could stall
+     * for good. */
+    const cz_pentry *big = pe;
+    uint64_t max_need = 0;
+    for (const cz_pentry *q = e->pentries; q; q = q->next) {
+        if (q != pe && !q->waiting_jobs)
+            continue;
+        uint64_t n = q->est.params_bytes + q->est.abc_bytes + q->est.rest_bytes + q->est.shared_bytes;
+        if (n > max_need) {
+            max_need = n;
+            big = q;
+        }
+    }
+    if (e->payload_bytes + len + max_need > e->budget) {
+        set_msg(msg, msglen,
+                "queue full: payloads of %llu bytes queued plus this one's %zu bytes would leave less "
+                "than the %llu bytes circuit '%s' needs of the %llu-byte budget",
+                (unsigned long long)e->payload_bytes, len, (unsigned long long)max_need, big->circuit,
+                (unsigned long long)e->budget);
+        return CZ_ERR_QUEUE_FULL;
+    }
+    return CZ_OK;
+}
 
 cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *id,
                            bool *existing, char *msg, size_t msglen)
@@ -1688,8 +2050,10 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
         goto refuse;
     }
     st = pentry_estimate_locked(e, pe, msg, msglen);
-    if (st != CZ_OK)
+    if (st != CZ_OK) {
+        pentry_drop_failed_locked(e, pe);
         goto refuse;
+    }
     /* The estimate may have dropped mu (the first job of a circuit asks
      * the back-end): shutdown can have begun meanwhile, and a job queued
      * now would never run (the workers may be gone already). */
@@ -1712,14 +2076,22 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
     {
         const cz_engine_estimate *es = &pe->est;
         uint64_t need = es->params_bytes + es->abc_bytes + es->rest_bytes;
-        if (need < es->params_bytes || need > e->budget) {
+        uint64_t with = need + es->shared_bytes + j->payload_len; /* all it holds while it runs */
+        if (need < es->params_bytes || with < need || with > e->budget) {
+            char extra[160] = "";
+            if (need <= e->budget) /* the caches and the payload are what tips it over */
+                snprintf(extra, sizeof extra,
+                         ", plus %llu bytes of shared back-end caches and the job's %zu-byte "
+                         "payload = %llu bytes",
+                         (unsigned long long)es->shared_bytes, j->payload_len,
+                         (unsigned long long)with);
             set_msg(msg, msglen,
                     "circuit '%s' cannot fit the memory budget: one partition needs "
                     "%llu bytes (a/b/c %llu + rest %llu) plus %llu bytes of parameters = %llu "
-                    "bytes, but the budget is %llu bytes",
+                    "bytes%s, but the budget is %llu bytes",
                     j->circuit, (unsigned long long)(es->abc_bytes + es->rest_bytes),
                     (unsigned long long)es->abc_bytes, (unsigned long long)es->rest_bytes,
-                    (unsigned long long)es->params_bytes, (unsigned long long)need,
+                    (unsigned long long)es->params_bytes, (unsigned long long)need, extra,
                     (unsigned long long)e->budget);
             st = CZ_ERR_BUDGET;
             goto refuse;
@@ -1754,6 +2126,9 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
             goto refuse;
         }
     }
+    st = queue_admit_locked(e, pe, j->payload_len, msg, msglen);
+    if (st != CZ_OK)
+        goto refuse;
     j->proof_bytes = pe->est.proof_bytes;
     j->proof = calloc(j->nparts, j->proof_bytes);
     j->pe = pe;
@@ -1772,6 +2147,11 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
     e->jobs_active++;
     e->parts_queued += j->nparts;
     e->c_submitted++;
+    pe->waiting_jobs++;
+    /* the payload is charged from here until the engine frees it */
+    j->payload_charged = true;
+    e->payload_bytes += j->payload_len;
+    budget_charge_locked(e, j->payload_len);
     *id = j->id;
     pthread_cond_signal(&e->disp_cv);
     if (cz_tl_enabled(e)) {
@@ -1933,6 +2313,8 @@ cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, siz
     pthread_mutex_lock(&e->mu);
     cz_pentry *pe = pentry_get_locked(e, circuit_id);
     cz_status st = pe ? pentry_estimate_locked(e, pe, msg, msglen) : CZ_ERR_NOMEM;
+    if (pe && st != CZ_OK)
+        pentry_drop_failed_locked(e, pe);
     while (st == CZ_OK) {
         if (pe->state == PE_RESIDENT) {
             pe->last_used_ns = cz_engine_now_ns();
@@ -1942,7 +2324,7 @@ cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, siz
             pthread_cond_wait(&e->pe_cv, &e->mu);
             continue;
         }
-        uint64_t need = pe->est.params_bytes;
+        uint64_t need = pe->est.params_bytes + shared_need_locked(e, pe);
         if (e->used + need > e->budget) {
             uint64_t next_el;
             cz_pentry *victim = evict_candidate_locked(e, pe, cz_engine_now_ns(), &next_el, false);
@@ -1960,10 +2342,13 @@ cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, siz
             st = CZ_ERR_BUDGET;
             break;
         }
-        budget_charge_locked(e, need);
-        pe->charged = need;
+        budget_charge_locked(e, pe->est.params_bytes);
+        pe->charged = pe->est.params_bytes;
+        shared_charge_locked(e, pe);
         pe->state = PE_LOADING;
+        e->loading++;
         st = load_locked(e, pe, msg, msglen);
+        e->loading--;
         break;
     }
     pthread_mutex_unlock(&e->mu);

@@ -58,6 +58,8 @@ void cz_hist_observe(cz_hist *h, double seconds);
 
 typedef enum { PE_ABSENT = 0, PE_LOADING, PE_RESIDENT, PE_UNLOADING } cz_pe_state;
 
+struct cz_job;
+
 typedef struct cz_pentry {
     char *circuit;
     cz_engine_estimate est;
@@ -67,14 +69,25 @@ typedef struct cz_pentry {
     unsigned refs;            /* in-flight partitions (+ a verify in progress) */
     uint64_t last_used_ns;
     uint64_t charged;         /* bytes charged to the budget for these params */
+    /* threads asking the back-end for the estimate right now (mu dropped):
+     * an entry whose estimate failed is removed only once this is 0 */
+    unsigned estimating;
+    /* jobs waiting for a load or unload of these params to end (out of
+     * the ready heap; the loader puts them back), via cz_job.parknext */
+    struct cz_job *parked;
+    /* unfinished jobs with undispatched partitions (ready or parked), and
+     * whether the params were loaded for them and none has dispatched
+     * yet: such a set is not an eviction candidate (else a load could be
+     * evicted before the jobs it was made for ever run) */
+    unsigned waiting_jobs;
+    bool fresh;
+    bool load_queued;         /* a load or unload op is on the loader queue */
     /* per-circuit job counters for the circuit-labelled metrics (a
      * pentry lives as long as the engine, so these never go backwards) */
     uint64_t jobs_ended[3];   /* done, failed, cancelled */
     cz_hist job_hist;         /* submit -> end */
     struct cz_pentry *next;
 } cz_pentry;
-
-struct cz_job;
 
 typedef enum {
     PART_SYNTH = 0, PART_SENDING, PART_CHANNEL, PART_OVERFLOW, PART_PROVING,
@@ -111,6 +124,11 @@ typedef struct cz_job {
     size_t proof_bytes;            /* per partition */
     void *prepared;
     bool prepared_done;
+    bool preparing;                /* a synthesis worker runs prepare_job now */
+    bool payload_charged;          /* payload_len is charged to the budget */
+    bool parked;                   /* on pe->parked (waiting for a load/unload) */
+    uint64_t t_parked;
+    struct cz_job *parknext;
     cz_engine_cancel_token cancel;
     uint64_t t_submit, t_start, t_end;
     /* stage sums over the job's retired partitions, and the parameter load
@@ -143,6 +161,8 @@ struct cz_engine {
     pthread_cond_t done_cv;  /* awaiters, idle waiters, shutdown */
     pthread_cond_t pe_cv;    /* parameter state changes (preload/evict) */
     pthread_cond_t reap_cv;  /* reaper: partitions of ended jobs to free */
+    pthread_cond_t load_cv;  /* loaders: parameter loads/unloads to run */
+    pthread_cond_t prep_cv;  /* synthesis workers waiting for a job's prepare_job */
 
     /* budget */
     uint64_t budget, used, peak;
@@ -158,6 +178,20 @@ struct cz_engine {
 
     /* parameters */
     cz_pentry *pentries;
+    size_t n_pentries;
+    /* loader queue: pentries with load_queued (LOADING: load, UNLOADING:
+     * unload), oldest first */
+    cz_pentry **load_q;
+    size_t load_qn, load_qcap;
+    uint64_t loading;        /* ops queued or running */
+    uint64_t unloading;      /* unloads queued or running (dispatcher evictions) */
+    /* shared back-end caches charged for good: keys (estimate.shared_key) */
+    uint32_t *shared_keys;
+    size_t n_shared;
+    uint64_t shared_bytes;
+    /* queued payloads (charged to the budget) */
+    uint64_t payload_bytes;
+    uint64_t max_queued_bytes; /* resolved (cfg, or budget / 4) */
 
     /* stages */
     cz_part *handoff_head, *handoff_tail;
@@ -188,6 +222,8 @@ struct cz_engine {
     unsigned n_synth, n_prover, n_fin;
     pthread_t reap_thread;
     bool disp_started, reap_started;
+    pthread_t *load_threads;
+    unsigned n_load, load_started;
     unsigned synth_started, prover_started, fin_started;
     cz_engine_device *devs;
     unsigned n_dev;
@@ -203,7 +239,7 @@ struct cz_engine {
 
 #ifdef CUZK_ENGINE_TEST_HOOKS
 /* TEST HOOK, compiled only into cz_engine_testhooks (the engine built for
- * tests/engine with -DCUZK_ENGINE_TEST_HOOKS): reproduces the seeds' OOM
+ * tests/engine with -DCUZK_ENGINE_TEST_HOOKS): reproduces the reference engine's OOM
  * bug by releasing the synthesis permit before the send into the channel
  * succeeded (finished partitions then pile up in the overflow list,
  * unbounded), so a test can show that the permit-rule test would catch the

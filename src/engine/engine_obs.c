@@ -138,6 +138,10 @@ void cz_status_fill_locked(cz_engine *e, cz_engine_status *st)
         st->params_resident_bytes += p->charged;
         st->params_resident += p->state == PE_RESIDENT;
     }
+    st->params_loading = e->loading;
+    st->params_known = e->n_pentries;
+    st->shared_bytes = e->shared_bytes;
+    st->payload_bytes = e->payload_bytes;
     st->params_loads = e->c_loads;
     st->params_evictions = e->c_evictions;
     st->partition_workers = e->n_synth;
@@ -207,6 +211,7 @@ size_t cz_engine_status_json(const cz_engine_status *st, char *buf, size_t cap)
     U(synthesized_waiting_peak); U(partitions_completed); U(partitions_dropped);
     U(budget_total); U(budget_used); U(budget_peak); U(params_resident_bytes);
     U(params_resident); U(params_loads); U(params_evictions);
+    U(params_loading); U(params_known); U(shared_bytes); U(payload_bytes);
     U(partition_workers); U(prover_workers); U(finalizers); U(devices);
     sb_printf(&b, ",\"device_busy_ms\":%.3f}", st->device_busy_ms);
 #undef U
@@ -314,6 +319,10 @@ size_t cz_engine_metrics_prometheus(cz_engine *e, char *buf, size_t cap)
     G("params_resident", "Resident parameter sets.", st.params_resident);
     C("params_loads_total", "Parameter loads.", st.params_loads);
     C("params_evictions_total", "Parameter evictions.", st.params_evictions);
+    G("params_loading", "Parameter loads and unloads queued or running.", st.params_loading);
+    G("params_known", "Parameter entries (accepted circuit ids).", st.params_known);
+    G("shared_bytes", "Back-end caches charged to the budget for good.", st.shared_bytes);
+    G("payload_bytes", "Payloads of unfinished jobs, charged to the budget.", st.payload_bytes);
     sb_printf(&b, "# HELP cuzk_device_busy_seconds_total Device lock hold time.\n"
                   "# TYPE cuzk_device_busy_seconds_total counter\n"
                   "cuzk_device_busy_seconds_total %.6f\n",

@@ -22,11 +22,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* A recorded circuit, held (refs) by every loaded parameter set that uses
+ * it and by the transient calls that need its shape (estimate, sample,
+ * setup, wtns). The last release frees it: a recorded circuit costs as
+ * much memory as its constraint system, and the engine charges it as part
+ * of the parameters (be_estimate), so it must go when they do. */
 typedef struct circuit_entry {
     char id[128];
     const circuit_kind *kind;
     void *shape;
     cz_pce *pce;
+    unsigned refs; /* under backend_ctx.mu */
     struct circuit_entry *next;
 } circuit_entry;
 
@@ -48,8 +54,14 @@ typedef struct {
     bool params_validate_full; /* ceremony files read fully */
     FILE *log;
     pthread_mutex_t mu;
-    circuit_entry *circuits;
+    circuit_entry *circuits; /* guarded by mu */
     offline_entry *offline; /* guarded by mu */
+    /* the allowlist (cz_prover_config.circuits): n_allow patterns, each an
+     * exact id or a prefix ending in '*'; NULL = everything */
+    char **allow;
+    size_t n_allow;
+    char *allow_text;          /* as configured, for messages */
+    uint64_t max_constraints;
 } backend_ctx;
 
 typedef struct loaded_t {
@@ -85,12 +97,66 @@ static size_t domain_of(const cz_pce *pce)
     return m;
 }
 
-/* The recorded circuit for id (recorded once, cached). */
+static bool allowed(const backend_ctx *b, const char *id)
+{
+    if (!b->allow) return true;
+    for (size_t i = 0; i < b->n_allow; i++) {
+        const char *p = b->allow[i];
+        size_t n = strlen(p);
+        if (n && p[n - 1] == '*' ? !strncmp(id, p, n - 1) : !strcmp(id, p)) return true;
+    }
+    return false;
+}
+
+static void free_allow(backend_ctx *b)
+{
+    for (size_t i = 0; i < b->n_allow; i++) free(b->allow[i]);
+    free(b->allow);
+    free(b->allow_text);
+    b->allow = NULL;
+    b->n_allow = 0;
+}
+
+/* Parses the allowlist ("a, b*, c") into b->allow. */
+static cz_status parse_allow(backend_ctx *b, const char *text, cz_errbuf *err)
+{
+    if (!text || !*text) return CZ_OK;
+    size_t cap = 1;
+    for (const char *q = text; *q; q++) cap += *q == ',';
+    b->allow = calloc(cap, sizeof *b->allow);
+    b->allow_text = strdup(text);
+    if (!b->allow || !b->allow_text) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    for (const char *q = text;;) {
+        const char *comma = strchr(q, ',');
+        size_t n = comma ? (size_t)(comma - q) : strlen(q);
+        while (n && (*q == ' ' || *q == '\t')) q++, n--;
+        while (n && (q[n - 1] == ' ' || q[n - 1] == '\t')) n--;
+        if (!n || n >= 128)
+            return cz_err(err, CZ_ERR_INVALID_ARG, "backend.circuits = '%s': %s item", text,
+                          n ? "a 128-character or longer" : "an empty");
+        for (size_t i = 0; i < n; i++)
+            if ((q[i] == '*' && i != n - 1) || q[i] == ' ' || q[i] == '\t')
+                return cz_err(err, CZ_ERR_INVALID_ARG,
+                              "backend.circuits = '%s': item '%.*s' is neither an exact id nor a prefix "
+                              "pattern ending in '*' (no spaces, '*' only at the end)",
+                              text, (int)n, q);
+        if (!(b->allow[b->n_allow++] = strndup(q, n))) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+        if (!comma) break;
+        q = comma + 1;
+    }
+    return CZ_OK;
+}
+
+/* Takes a reference to id's recorded circuit, recording it when no one
+ * holds it. Every refusal comes before anything is built: an id outside
+ * the allowlist, an unknown or non-canonical one, or one whose
+ * constraint count exceeds max_constraints. Release with put_circuit. */
 static cz_status get_circuit(backend_ctx *b, const char *id, circuit_entry **out, cz_errbuf *err)
 {
     pthread_mutex_lock(&b->mu);
     for (circuit_entry *c = b->circuits; c; c = c->next) {
         if (!strcmp(c->id, id)) {
+            c->refs++;
             *out = c;
             pthread_mutex_unlock(&b->mu);
             return CZ_OK;
@@ -100,7 +166,15 @@ static cz_status get_circuit(backend_ctx *b, const char *id, circuit_entry **out
     const circuit_kind *k = cz__find_kind(id);
     if (!k || strlen(id) >= sizeof((circuit_entry *)0)->id) {
         pthread_mutex_unlock(&b->mu);
-        return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (known: mulchain-N, shaped-12..shaped-20)", id);
+        return cz_err(err, CZ_ERR_NOT_FOUND,
+                      "unknown circuit '%s' (known: mulchain-N, shaped-12..shaped-20, porep-, winning-, wpost-, "
+                      "snap- followed by 2k, 8m, 512m, 32g or 64g)",
+                      id);
+    }
+    if (!allowed(b, id)) {
+        pthread_mutex_unlock(&b->mu);
+        return cz_err(err, CZ_ERR_NOT_FOUND, "circuit '%s' is not served here (backend.circuits = %s)", id,
+                      b->allow_text);
     }
     circuit_entry *c = calloc(1, sizeof *c);
     if (!c) {
@@ -109,12 +183,27 @@ static cz_status get_circuit(backend_ctx *b, const char *id, circuit_entry **out
     }
     snprintf(c->id, sizeof c->id, "%s", id);
     c->kind = k;
+    if ((st = k->resolve(id, &c->shape, err)) != CZ_OK) {
+        free(c);
+        pthread_mutex_unlock(&b->mu);
+        return st;
+    }
+    bool exact;
+    uint64_t nc = k->constraints(c->shape, &exact);
+    if (nc > b->max_constraints) {
+        k->free_shape(c->shape);
+        free(c);
+        pthread_mutex_unlock(&b->mu);
+        return cz_err(err, CZ_ERR_NOT_FOUND,
+                      "circuit '%s' has %s%llu constraints, more than backend.max_constraints = %llu allows", id,
+                      exact ? "" : "up to ", (unsigned long long)nc, (unsigned long long)b->max_constraints);
+    }
     cz_synth_fn fn;
     const void *ctx;
     /* recording under the lock: concurrent first uses of one circuit must
      * not record twice (it can take seconds at PoRep scale) */
-    if ((st = k->resolve(id, &c->shape, err)) != CZ_OK || (st = k->shape_synth(c->shape, &fn, &ctx)) != CZ_OK) {
-        if (c->shape) k->free_shape(c->shape);
+    if ((st = k->shape_synth(c->shape, &fn, &ctx)) != CZ_OK) {
+        k->free_shape(c->shape);
         free(c);
         pthread_mutex_unlock(&b->mu);
         return st;
@@ -125,11 +214,50 @@ static cz_status get_circuit(backend_ctx *b, const char *id, circuit_entry **out
         pthread_mutex_unlock(&b->mu);
         return cz_err(err, st, "circuit %s: recording failed: %s", id, cz_status_str(st));
     }
+    c->refs = 1;
     c->next = b->circuits;
     b->circuits = c;
     *out = c;
     pthread_mutex_unlock(&b->mu);
     return CZ_OK;
+}
+
+static void free_entry(circuit_entry *c)
+{
+    cz_pce_free(c->pce);
+    c->kind->free_shape(c->shape);
+    free(c);
+}
+
+/* Drops a reference; the last one frees the recorded circuit. */
+static void put_circuit(backend_ctx *b, circuit_entry *c)
+{
+    if (!c) return;
+    pthread_mutex_lock(&b->mu);
+    bool last = --c->refs == 0;
+    if (last)
+        for (circuit_entry **pp = &b->circuits; *pp; pp = &(*pp)->next)
+            if (*pp == c) {
+                *pp = c->next;
+                break;
+            }
+    pthread_mutex_unlock(&b->mu);
+    if (last) free_entry(c);
+}
+
+size_t cz_prover_recorded_circuits(const cz_engine_backend *be, uint64_t *bytes)
+{
+    backend_ctx *b = be->ctx;
+    size_t n = 0;
+    uint64_t sum = 0;
+    pthread_mutex_lock(&b->mu);
+    for (const circuit_entry *c = b->circuits; c; c = c->next) {
+        n++;
+        sum += cz_pce_bytes(c->pce);
+    }
+    pthread_mutex_unlock(&b->mu);
+    if (bytes) *bytes = sum;
+    return n;
 }
 
 /* ---- vtable ---- */
@@ -146,7 +274,13 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
     uint64_t m = domain_of(c->pce), nvars = c->pce->n_inputs + c->pce->n_aux;
     unsigned logm = 0;
     while ((1ULL << logm) < m) logm++;
-    out->params_bytes = cz__params_bytes_for(c->pce) + cz_pce_bytes(c->pce) + cz_ntt_domain_memory(logm);
+    /* The recorded circuit is part of the parameters: loading records it
+     * (unless something else holds it) and unloading frees it. The NTT
+     * domain is not: the prover keeps one per size for the life of the
+     * process, so it is the shared part, charged once per size. */
+    out->params_bytes = cz__params_bytes_for(c->pce) + cz_pce_bytes(c->pce);
+    out->shared_bytes = cz_ntt_domain_memory(logm);
+    out->shared_key = logm + 1;
     out->abc_bytes = 3 * 32 * m;
     /* The rest, at the worst moment of a partition's life (measured by
      * test_memory_budget, BENCHMARKS.md "Peak RSS vs the budget"):
@@ -155,15 +289,21 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
      *    the H MSM allocates its scratch S1; the canonical scalars (32 B/var)
      *    join the witness: 64·nvars + max(0, S1 - 64·m) beyond abc;
      *  - after prove_start (abc returned): scalars + the B_G2 scratch S2.
-     * S1 is the H MSM's scratch for the compute pool, S2 one thread's for
-     * the B_G2 MSM, both as the part normally written
-     * (cz_msm_gX_scratch_resident: RSS counts touched pages only, and the
-     * rarely used overflow buckets are most of the allocation bound). */
+     * S1 and S2 are the scratch of the H and the B_G2 MSM for the whole
+     * compute pool: the B_G2 job runs on a background thread but its MSMs
+     * (cz__groth16_b2_job: cz_msm_g2_density on p->pool) are parallel
+     * calls on the compute pool, every worker with its own buckets. Both
+     * as the part normally written (cz_msm_gX_scratch_resident: RSS counts
+     * touched pages only, and the rarely used overflow buckets are most of
+     * the allocation bound). */
     uint64_t nb = c->pce->dens_b_input_count + c->pce->dens_b_aux_count;
-    uint64_t s1 = cz_msm_g1_scratch_resident(m - 1, b->pool, NULL), s2 = cz_msm_g2_scratch_resident(nb, NULL, NULL);
+    uint64_t s1 = cz_msm_g1_scratch_resident(m - 1, b->pool, NULL), s2 = cz_msm_g2_scratch_resident(nb, b->pool, NULL);
     uint64_t in_start = 64 * nvars + (s1 > 64 * m ? s1 - 64 * m : 0), after = 32 * nvars + s2;
     out->rest_bytes = in_start > after ? in_start : after;
     out->proof_bytes = CZ_GROTH16_PROOF_BYTES;
+    /* estimating holds nothing: the circuit is recorded again by the load
+     * (cheap next to the load itself) rather than kept uncharged */
+    put_circuit(b, c);
     return CZ_OK;
 }
 
@@ -179,7 +319,10 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
     cz_status st = get_circuit(b, id, &c, e);
     if (st != CZ_OK) return st;
     loaded_t *L = calloc(1, sizeof *L);
-    if (!L) return cz_err(e, CZ_ERR_NOMEM, "out of memory");
+    if (!L) {
+        put_circuit(b, c);
+        return cz_err(e, CZ_ERR_NOMEM, "out of memory");
+    }
     char def[4096];
     if (!base) {
         snprintf(def, sizeof def, "%s/%s", b->param_dir, id);
@@ -191,6 +334,7 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
                          .v28_mode = b->params_validate_full ? CZ_PARAMS_VALIDATE_FULL : CZ_PARAMS_VALIDATE_TRUSTED};
     if (!local_setup) {
         if ((st = cz__fil_v28_source(id, v28, sizeof v28, digest, e)) != CZ_OK) {
+            put_circuit(b, c);
             free(L);
             return st;
         }
@@ -204,10 +348,11 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
         cz_err(e, st, "cannot prepare the verifying key");
     if (st != CZ_OK) {
         cz_groth16_params_free(L->params);
+        put_circuit(b, c);
         free(L);
         return st;
     }
-    L->c = c;
+    L->c = c; /* L holds c's reference until be_unload */
     L->m = domain_of(c->pce);
     *out = L;
     return CZ_OK;
@@ -229,12 +374,12 @@ static cz_status be_load(void *ctx, const char *id, void **params, char *msg, si
 
 static void be_unload(void *ctx, const char *id, void *params)
 {
-    (void)ctx;
     (void)id;
     loaded_t *L = params;
     if (!L) return;
     cz_groth16_pvk_free(L->pvk);
     cz_groth16_params_free(L->params);
+    put_circuit(ctx, L->c); /* the recorded circuit goes with the parameters */
     free(L);
 }
 
@@ -276,18 +421,25 @@ static cz_status get_offline(backend_ctx *b, const char *id, const char *base, l
 /* Drops the offline copy at base (a new setup replaced the files). */
 static void drop_offline(backend_ctx *b, const char *id, const char *base)
 {
+    offline_entry *dropped = NULL;
     pthread_mutex_lock(&b->mu);
     for (offline_entry **pp = &b->offline; *pp;) {
         offline_entry *o = *pp;
         if (!strcmp(o->id, id) && (!base || !strcmp(o->base, base))) {
             *pp = o->next;
-            be_unload(b, id, o->L);
-            free(o);
+            o->next = dropped;
+            dropped = o;
         } else {
             pp = &o->next;
         }
     }
     pthread_mutex_unlock(&b->mu);
+    /* unloaded without mu: be_unload releases the circuit, which takes it */
+    for (offline_entry *o = dropped, *n; o; o = n) {
+        n = o->next;
+        be_unload(b, id, o->L);
+        free(o);
+    }
 }
 
 /* What prepare_job hands the engine: the parsed payload and the circuit
@@ -478,6 +630,13 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
     memset(out, 0, sizeof *out);
     backend_ctx *b = calloc(1, sizeof *b);
     if (!b) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    b->max_constraints = cfg->max_constraints ? cfg->max_constraints : CZ_PROVER_DEFAULT_MAX_CONSTRAINTS;
+    cz_status ast = parse_allow(b, cfg->circuits, err);
+    if (ast != CZ_OK) {
+        free_allow(b);
+        free(b);
+        return ast;
+    }
     b->param_dir = strdup(cfg->param_dir && *cfg->param_dir ? cfg->param_dir : ".");
     b->auto_setup = cfg->auto_setup;
     b->params_validate_full = cfg->params_validate_full;
@@ -493,6 +652,7 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
         (st = cz_pool_create(&b->bg, 2, "cz-bg2")) != CZ_OK) {
         cz_pool_destroy(b->pool);
         free(b->param_dir);
+        free_allow(b);
         free(b);
         return cz_err(err, CZ_ERR_NOMEM, "cannot create the compute pools");
     }
@@ -530,14 +690,15 @@ void cz_prover_backend_destroy(cz_engine_backend *be)
         be_unload(b, o->id, o->L);
         free(o);
     }
+    /* circuits still held by parameters nobody unloaded (an engine
+     * destroyed without unload_params, a leak on the caller's side) */
     for (circuit_entry *c = b->circuits, *n; c; c = n) {
         n = c->next;
-        cz_pce_free(c->pce);
-        c->kind->free_shape(c->shape);
-        free(c);
+        free_entry(c);
     }
     pthread_mutex_destroy(&b->mu);
     free(b->param_dir);
+    free_allow(b);
     free(b);
     be->ctx = NULL;
 }
@@ -558,7 +719,9 @@ cz_status cz_prover_sample_payload(const cz_engine_backend *be, const char *id, 
     circuit_entry *c;
     cz_status st = get_circuit(b, id, &c, err);
     if (st != CZ_OK) return st;
-    return c->kind->sample(c->shape, parts, seed, b->pool, payload, len, err);
+    st = c->kind->sample(c->shape, parts, seed, b->pool, payload, len, err);
+    put_circuit(b, c);
+    return st;
 }
 
 cz_status cz_prover_verify(const cz_engine_backend *be, const char *id, const char *base, const uint8_t *payload,
@@ -608,10 +771,11 @@ cz_status cz_prover_setup(const cz_engine_backend *be, const char *id, const cha
      * replaces it only once complete: an interrupted setup leaves the old
      * files as they were */
     cz__staging *s = malloc(sizeof *s);
-    if (!s) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
-    cz__stage_init(s);
+    if (s) cz__stage_init(s);
     cz_g1_affine *h_odd = NULL;
     cz_groth16_params *params = NULL;
+    if (!s) put_circuit(b, c);
+    if (!s) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
     st = cz__store_setup(base, id, c->pce, true, b->pool, b->log, zkey_path ? &h_odd : NULL, s, &params, err);
     if (st == CZ_OK) {
         /* <base>.vk: bellperson's VerifyingKey::write, the file Filecoin
@@ -652,6 +816,7 @@ cz_status cz_prover_setup(const cz_engine_backend *be, const char *id, const cha
     free(h_odd);
     free(s);
     cz_groth16_params_free(params);
+    put_circuit(b, c);
     return st;
 }
 
@@ -740,12 +905,17 @@ cz_status cz_prover_write_wtns(const cz_engine_backend *be, const char *id, cons
     circuit_entry *c;
     cz_status st = get_circuit(b, id, &c, err);
     if (st != CZ_OK) return st;
-    if (part >= parts) return cz_err(err, CZ_ERR_INVALID_ARG, "partition %u of %u", part, parts);
     void *job = NULL;
-    if ((st = c->kind->parse_job(c->shape, payload, payload_len, parts, &job, err)) != CZ_OK) return st;
+    if (part >= parts)
+        st = cz_err(err, CZ_ERR_INVALID_ARG, "partition %u of %u", part, parts);
+    else
+        st = c->kind->parse_job(c->shape, payload, payload_len, parts, &job, err);
     synth_t *s = NULL;
-    st = partition_witness(c, job, part, b->pool, &s, false, true, NULL, err);
-    c->kind->free_job(job);
+    if (st == CZ_OK) {
+        st = partition_witness(c, job, part, b->pool, &s, false, true, NULL, err);
+        c->kind->free_job(job);
+    }
+    put_circuit(b, c); /* s keeps no pointer into c that is used below */
     if (st != CZ_OK) return st;
     size_t n = s->w.n_inputs + s->w.n_aux;
     cz_fr *all = malloc(n * sizeof *all);

@@ -12,22 +12,41 @@
 #include <string.h>
 
 /* ---- mulchain-N ------------------------------------------------------------ */
+/* N must be written canonically: decimal digits only, no sign, no spaces
+ * and no leading zeros. Otherwise "mulchain-0300000" and "mulchain-300000"
+ * would be two ids (two engine entries, two recorded circuits, two
+ * parameter sets on disk) for one circuit. */
 static cz_status mc_resolve(const char *id, void **shape, cz_errbuf *err)
 {
     const char *n = id + strlen("mulchain-");
-    char *end;
-    unsigned long v = strtoul(n, &end, 10);
-    if (!*n || *end || v < 1 || v > (1ul << 28))
+    size_t len = strlen(n);
+    bool digits = len > 0 && len <= 12;
+    for (size_t i = 0; digits && i < len; i++)
+        digits = n[i] >= '0' && n[i] <= '9';
+    if (!digits)
+        return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (mulchain-N needs a decimal 1 <= N <= 2^28)", id);
+    unsigned long long v = strtoull(n, NULL, 10);
+    if (n[0] == '0' && v >= 1 && v <= (1ull << 28))
+        return cz_err(err, CZ_ERR_INVALID_ARG, "circuit id '%s' is not canonical: write it 'mulchain-%llu'", id, v);
+    if (n[0] == '0' || v < 1 || v > (1ull << 28))
         return cz_err(err, CZ_ERR_NOT_FOUND, "unknown circuit '%s' (mulchain-N needs 1 <= N <= 2^28)", id);
     cz_mulchain *mc = calloc(1, sizeof *mc);
     if (!mc) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
-    mc->n_mul = v;
+    mc->n_mul = (size_t)v;
     mc->x0 = CZ_FR_ONE;
     *shape = mc;
     return CZ_OK;
 }
 
 static void mc_free(void *p) { free(p); }
+
+/* cuzk/circuits.h: n_mul + n_extra_inputs constraints plus 3 + n_extra_inputs input rows */
+static uint64_t mc_constraints(const void *shape, bool *exact)
+{
+    const cz_mulchain *mc = shape;
+    *exact = true;
+    return (uint64_t)mc->n_mul + 2 * (uint64_t)mc->n_extra_inputs + 3;
+}
 
 static cz_status mc_shape(void *shape, cz_synth_fn *fn, const void **ctx)
 {
@@ -124,6 +143,13 @@ static cz_status pr_resolve(const char *id, void **shape, cz_errbuf *err)
     s->shape_ctx.params = p;
     *shape = s;
     return CZ_OK;
+}
+
+/* The preset's own budget: constraints (with input rows) + inputs <= 2^log_domain. */
+static uint64_t pr_constraints(const void *shape, bool *exact)
+{
+    *exact = false;
+    return 1ull << ((const porep_shape *)shape)->p->log_domain;
 }
 
 static cz_status pr_shape(void *shape, cz_synth_fn *fn, const void **ctx)
@@ -662,17 +688,66 @@ static cz_status snap_sample(void *shape, uint32_t parts, uint64_t seed, cz_pool
     return CZ_OK;
 }
 
+/* ---- constraint counts of the Filecoin ids ----------------------------------
+ * Exact where the reference's counts are checked (docs/filecoin.md, input
+ * rows included); the others are upper bounds derived from the nearest
+ * counted size: smaller sectors have shallower trees (and PoSt below 32GiB
+ * proves 2 sectors, not 2349), and 64GiB adds one arity-2 level of tree R
+ * per challenge (about 250 constraints each; for SnapDeals also one SHA-256
+ * level of tree D per challenge, about 27,000). */
+static const struct {
+    const char *id;
+    uint64_t n;
+    bool exact;
+} FIL_COUNTS[] = {
+    {"porep-2k", 2687921, true},      {"porep-8m", 3844929, true},       {"porep-512m", 4423433, true},
+    {"porep-32g", 130278541, true},   {"porep-64g", 131185849, true},    {"winning-2k", 1u << 19, false},
+    {"winning-8m", 1u << 19, false},  {"winning-512m", 1u << 19, false}, {"winning-32g", 370590, true},
+    {"winning-64g", 1u << 19, false}, {"wpost-2k", 1u << 18, false},     {"wpost-8m", 1u << 18, false},
+    {"wpost-512m", 1u << 18, false},  {"wpost-32g", 125279217, true},    {"wpost-64g", 1u << 27, false},
+    {"snap-2k", 1705039, true},       {"snap-8m", 81049499, false},      {"snap-512m", 81049499, false},
+    {"snap-32g", 81049499, true},     {"snap-64g", 90000000, false},
+};
+
+static uint64_t fil_count_of(const char *id, bool *exact)
+{
+    for (size_t i = 0; i < sizeof FIL_COUNTS / sizeof FIL_COUNTS[0]; i++)
+        if (!strcmp(FIL_COUNTS[i].id, id)) {
+            *exact = FIL_COUNTS[i].exact;
+            return FIL_COUNTS[i].n;
+        }
+    *exact = false;
+    return UINT64_MAX; /* unreachable for a resolved id: refused by any bound */
+}
+
+static uint64_t fil_constraints(const void *shape, bool *exact)
+{
+    return fil_count_of(((const fil_shape *)shape)->proof->circuit_id, exact);
+}
+
+static uint64_t post_constraints(const void *shape, bool *exact)
+{
+    return fil_count_of(((const post_shape *)shape)->proof->circuit_id, exact);
+}
+
+static uint64_t snap_constraints(const void *shape, bool *exact)
+{
+    return fil_count_of(((const snap_shape *)shape)->proof->circuit_id, exact);
+}
+
 static const circuit_kind KINDS[] = {
-    {"mulchain-", mc_resolve, mc_free, mc_shape, mc_parse, free, mc_part, free, mc_public, mc_sample},
-    {"shaped-", pr_resolve, free, pr_shape, pr_parse, pr_free_job, pr_part, free, pr_public, pr_sample},
+    {"mulchain-", mc_resolve, mc_free, mc_shape, mc_parse, free, mc_part, free, mc_public, mc_sample,
+     mc_constraints},
+    {"shaped-", pr_resolve, free, pr_shape, pr_parse, pr_free_job, pr_part, free, pr_public, pr_sample,
+     pr_constraints},
     {"porep-", fil_resolve, free, fil_shape_synth, fil_parse, fil_free_job, fil_part, fil_free_part, fil_public,
-     fil_sample},
+     fil_sample, fil_constraints},
     {"winning-", post_resolve, free, post_shape_synth, post_parse, post_free_job, post_part, fil_free_part,
-     post_public, post_sample},
+     post_public, post_sample, post_constraints},
     {"wpost-", post_resolve, free, post_shape_synth, post_parse, post_free_job, post_part, fil_free_part,
-     post_public, post_sample},
+     post_public, post_sample, post_constraints},
     {"snap-", snap_resolve, free, snap_shape_synth, snap_parse, snap_free_job, snap_part, fil_free_part,
-     snap_public, snap_sample},
+     snap_public, snap_sample, snap_constraints},
 };
 
 const circuit_kind *cz__find_kind(const char *id)

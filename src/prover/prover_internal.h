@@ -23,6 +23,11 @@ typedef struct circuit_kind {
     cz_status (*public_inputs)(void *shape, void *job, uint32_t part, cz_fr *out, size_t n);
     cz_status (*sample)(void *shape, uint32_t parts, uint64_t seed, cz_pool *pool, uint8_t **payload, size_t *len,
                         cz_errbuf *err);
+    /* Constraints of the resolved id (input rows included), known without
+     * recording it, so the back-end can refuse an oversized circuit before
+     * it builds anything (cz_prover_config.max_constraints). *exact: false
+     * when the value is an upper bound (ids whose count is not tabulated). */
+    uint64_t (*constraints)(const void *shape, bool *exact);
 } circuit_kind;
 
 const circuit_kind *cz__find_kind(const char *id);

@@ -76,13 +76,44 @@ void fake_init(fake_backend *f)
 {
     memset(f, 0, sizeof *f);
     pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->gate_cv, NULL);
 }
 
 void fake_destroy(fake_backend *f)
 {
     free(f->order);
     free(f->events);
+    pthread_cond_destroy(&f->gate_cv);
     pthread_mutex_destroy(&f->mu);
+}
+
+void fake_gate(fake_backend *f, int circ, bool closed)
+{
+    pthread_mutex_lock(&f->mu);
+    if (circ >= 0) {
+        f->load_gate = closed;
+        f->load_gate_circ = circ;
+    } else {
+        f->prepare_gate = closed;
+    }
+    pthread_cond_broadcast(&f->gate_cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+bool fake_wait_blocked(fake_backend *f, int circ, int n)
+{
+    bool ok = false;
+    pthread_mutex_lock(&f->mu);
+    for (int i = 0; i < 10000 && !ok; i++) {
+        ok = (circ >= 0 ? f->loads_blocked : f->prepares_blocked) >= n;
+        if (!ok) {
+            pthread_mutex_unlock(&f->mu);
+            fake_sleep_ms(1);
+            pthread_mutex_lock(&f->mu);
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    return ok;
 }
 
 unsigned fake_add_circuit(fake_backend *f, const char *name, uint64_t params, uint64_t abc,
@@ -170,6 +201,14 @@ static cz_status f_load(void *ctx, const char *cid, void **params, char *msg, si
     if (c < 0)
         return CZ_ERR_NOT_FOUND;
     fake_sleep_ms(f->load_ms);
+    pthread_mutex_lock(&f->mu);
+    if (f->load_gate && f->load_gate_circ == c) {
+        f->loads_blocked++;
+        while (f->load_gate && f->load_gate_circ == c)
+            pthread_cond_wait(&f->gate_cv, &f->mu);
+        f->loads_blocked--;
+    }
+    pthread_mutex_unlock(&f->mu);
     if (f->circ[c].fail_load) {
         snprintf(msg, len, "injected load failure");
         return CZ_ERR_IO;
@@ -221,10 +260,18 @@ static cz_status f_prepare(void *ctx, void *params, const cz_engine_job_view *jo
         f->errors++;
         pthread_mutex_unlock(&f->mu);
     }
-    fprep *p = calloc(1, sizeof *p);
-    p->magic = PREP_MAGIC;
     const char *s = (const char *)job->payload;
     size_t n = job->payload_len;
+    pthread_mutex_lock(&f->mu);
+    if (f->prepare_gate && memmem(s, n, "gate", 4)) {
+        f->prepares_blocked++;
+        while (f->prepare_gate)
+            pthread_cond_wait(&f->gate_cv, &f->mu);
+        f->prepares_blocked--;
+    }
+    pthread_mutex_unlock(&f->mu);
+    fprep *p = calloc(1, sizeof *p);
+    p->magic = PREP_MAGIC;
     p->synth_ms = intopt(s, n, "synth_ms=", f->synth_ms);
     p->prove_ms = intopt(s, n, "prove_ms=", f->prove_ms);
     p->finish_ms = intopt(s, n, "finish_ms=", f->finish_ms);

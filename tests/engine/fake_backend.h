@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include "cuzk/engine.h"
 
-#define FAKE_MAX_CIRCUITS 4
+#define FAKE_MAX_CIRCUITS 8
 #define FAKE_MAX_DEVICES 4
 
 typedef struct {
@@ -74,6 +74,16 @@ typedef struct {
      * force an interleaving, or read the engine's status). */
     void (*hook)(void *arg, fake_event_kind kind, cz_job_id job, uint32_t part);
     void *hook_arg;
+
+    /* Gates, for tests of what must not wait for what: while load_gate is
+     * set, load_params of circuit load_gate_circ blocks; while
+     * prepare_gate is set, prepare_job of a payload containing "gate"
+     * blocks. *_blocked count the calls waiting at a gate now. Set and
+     * clear them with fake_gate (under mu, waking the waiters). */
+    pthread_cond_t gate_cv;
+    bool load_gate, prepare_gate;
+    int load_gate_circ;
+    int loads_blocked, prepares_blocked;
 } fake_backend;
 
 void fake_init(fake_backend *f);
@@ -87,6 +97,11 @@ void fake_backend_vtable(fake_backend *f, cz_engine_backend *b);
 void fake_expected_proof(const void *payload, size_t len, cz_job_id job, uint32_t part,
                          uint8_t *out, size_t proof_bytes);
 void fake_sleep_ms(int ms);
+/* Sets the load gate (circuit index circ) or the prepare gate (circ < 0). */
+void fake_gate(fake_backend *f, int circ, bool closed);
+/* Waits (up to 10 s) until n calls wait at the load gate (circ >= 0) or
+ * the prepare gate (circ < 0); false on timeout. */
+bool fake_wait_blocked(fake_backend *f, int circ, int n);
 /* Sequence number of the first recorded event (kind, job, part); 0 = none
  * yet. Takes mu. */
 uint64_t fake_event_seq(fake_backend *f, fake_event_kind kind, cz_job_id job, uint32_t part);

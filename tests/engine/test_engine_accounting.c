@@ -195,13 +195,16 @@ static void test_thousands_of_jobs(void **state)
     a.njobs_per_thread = ET_SCALE(2500, 400);
     fake_backend f;
     fake_init(&f);
-    fake_add_circuit(&f, "tiny", 64, 16, 16, PB);
+    /* sizes in 64 KiB units: the queued payloads (thousands of ~30-byte
+     * ones, charged to the budget) must stay small beside them */
+    const uint64_t u = 1u << 16;
+    fake_add_circuit(&f, "tiny", 64 * u, 16 * u, 16 * u, PB);
     cz_engine_config c;
     et_config(&c, &f);
     c.partition_workers = 2;
     c.workers_per_device = 2;
     c.finalizers = 2;
-    c.memory_budget = 64 + 5 * 32;
+    c.memory_budget = (64 + 5 * 32) * u;
     c.on_job_done = on_done;
     c.on_job_done_arg = &a;
     a.e = et_create(&c);

@@ -20,7 +20,8 @@ static void test_refusal_at_submission(void **state)
     fake_backend f;
     fake_init(&f);
     fake_add_circuit(&f, "big", 600, 300, 200, PB);
-    fake_add_circuit(&f, "ok", 600, 300, 100, PB);
+    fake_add_circuit(&f, "ok", 600, 300, 99, PB); /* + the 1-byte payload: 1000 */
+    fake_add_circuit(&f, "tight", 600, 300, 100, PB);
     cz_engine_config c;
     et_config(&c, &f);
     c.memory_budget = 1000;
@@ -34,6 +35,10 @@ static void test_refusal_at_submission(void **state)
     assert_non_null(strstr(msg, "500 bytes (a/b/c 300 + rest 200)"));
     assert_non_null(strstr(msg, "600 bytes of parameters = 1100 bytes"));
     assert_non_null(strstr(msg, "budget is 1000 bytes"));
+    /* the payload is part of what the job holds: 1000 + 1 does not fit */
+    rq.circuit_id = "tight";
+    assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_ERR_BUDGET);
+    assert_non_null(strstr(msg, "the job's 1-byte payload = 1001 bytes"));
     rq.circuit_id = "ok"; /* exactly the budget: accepted and proved */
     assert_int_equal(cz_engine_submit(e, &rq, &id, NULL, msg, sizeof msg), CZ_OK);
     assert_int_equal(et_await_check(e, id, "x", PB), CZ_JOB_DONE);
@@ -59,7 +64,7 @@ static void test_refusal_at_submission(void **state)
     cz_engine_status st;
     cz_engine_get_status(e, &st);
     assert_int_equal(st.jobs_submitted, 2);
-    assert_int_equal(st.jobs_refused, 2); /* budget + unknown circuit */
+    assert_int_equal(st.jobs_refused, 3); /* budget twice + unknown circuit */
     et_check_idle(e, &f);
     cz_engine_destroy(e);
     fake_destroy(&f);

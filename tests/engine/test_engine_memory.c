@@ -1,11 +1,11 @@
 /*
- * Bounded memory (the seeds' scenario): a slow prover and a deep queue.
+ * Bounded memory (the reference engine's OOM, docs/design.md §4.3): a slow prover, a deep queue.
  *  - the permit rule: synthesized partitions waiting for a prover never
  *    exceed channel capacity + partition_workers (engine's own counter) and
  *    objects alive between synthesis end and prover pickup, counted by the
  *    fake back-end, never exceed capacity + partition_workers + provers;
  *  - the regression: with the test hook that releases the permit before the
- *    send (the seeds' bug), the same counters blow past that bound, so the
+ *    send (the reference engine's bug), the same counters blow past that bound, so the
  *    test above would catch the bug coming back;
  *  - a tight budget bounds in-flight partitions and the bytes the back-end
  *    really holds, and everything returns to "parameters only".
@@ -96,11 +96,11 @@ static void test_early_release_is_detected(void **state)
     (void)state;
     mem_result r;
     run_deep_queue(true, 100000, &r);
-    fprintf(stderr, "seeds' bug (permit released before send): synthesized-waiting peak %llu, "
+    fprintf(stderr, "reference engine's bug (permit released before send): synthesized-waiting peak %llu, "
                     "fake alive peak %lld (bound %llu)\n",
             (unsigned long long)r.waiting_peak, (long long)r.synth_alive_peak,
             (unsigned long long)(r.chan_cap + r.p + r.w));
-    /* the pile-up the seeds suffered: the bound the other test asserts is broken */
+    /* the pile-up the reference engine suffered: the bound the other test asserts is broken */
     assert_true(r.waiting_peak > r.chan_cap + r.p);
     assert_true((uint64_t)r.synth_alive_peak > r.chan_cap + r.p + r.w);
 }
@@ -122,7 +122,7 @@ static void test_tight_budget(void **state)
 
 static void test_tight_budget_buggy_still_bounded(void **state)
 {
-    /* even with the seeds' bug, an honest budget bounds memory: the budget is
+    /* even with the reference engine's bug, an honest budget bounds memory: the budget is
      * the second line of defence */
     (void)state;
     mem_result r;
