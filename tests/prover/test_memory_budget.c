@@ -351,7 +351,7 @@ static void peak_rss_matches_the_budget(void **state)
      * gets every thread), while K partitions in flight share the pool's
      * threads, so together they touch less than K such shares. */
     if (ratio < 0.75 || ratio > 1.1)
-        fail_msg("peak RSS %.2f MiB is %.1f%% of the predicted %.2f MiB (must be within ±10%%)", mib(r.hwm),
+        fail_msg("peak RSS %.2f MiB is %.1f%% of the predicted %.2f MiB (must be within -25%%..+10%%)", mib(r.hwm),
                  100 * ratio, mib(predicted));
     double ratio2 = (double)maxrss / (double)predicted;
     if (ratio2 < 0.75 || ratio2 > 1.1)
