@@ -41,6 +41,9 @@ typedef struct {
     char listen[CZ_DAEMON_PATH_MAX];     /* "unix:/path", "/path", "tcp:HOST:PORT", "HOST:PORT", "[v6]:PORT"; "off" = no HTTP */
     char token_file[CZ_DAEMON_PATH_MAX]; /* "" = no token; first line of the file = token */
     uint64_t max_body_bytes;             /* request body limit (default 96 MiB) */
+    /* bodies being received on all connections together (default 384 MiB):
+     * beyond it a request is answered 503 before its body is read */
+    uint64_t max_inflight_body_bytes;
     uint64_t max_payload_bytes;          /* decoded payload limit (default 64 MiB) */
     uint64_t default_await_ms;           /* await/prove without timeout_ms (default 60000) */
     uint64_t max_await_ms;               /* cap on timeout_ms (default 3600000) */

@@ -29,6 +29,7 @@ static const keydef keys[] = {
     STR("daemon", "listen", listen),
     STR("daemon", "token_file", token_file),
     {"daemon", "max_body_bytes", K_U64, OFF(max_body_bytes), 0, 1024, UINT64_MAX},
+    {"daemon", "max_inflight_body_bytes", K_U64, OFF(max_inflight_body_bytes), 0, 1024, UINT64_MAX},
     {"daemon", "max_payload_bytes", K_U64, OFF(max_payload_bytes), 0, 0, UINT64_MAX},
     {"daemon", "default_await_ms", K_MS, OFF(default_await_ms), 0, 0, UINT64_MAX},
     {"daemon", "max_await_ms", K_MS, OFF(max_await_ms), 0, 0, UINT64_MAX},
@@ -106,6 +107,7 @@ void cz_daemon_config_default(cz_daemon_config *c)
     memset(c, 0, sizeof *c);
     cz_daemon_default_listen(c->listen, sizeof c->listen, getenv("XDG_RUNTIME_DIR"), geteuid() == 0);
     c->max_body_bytes = 96ull << 20;
+    c->max_inflight_body_bytes = 384ull << 20;
     c->max_payload_bytes = 64ull << 20;
     c->default_await_ms = 60000;
     c->max_await_ms = 3600000;

@@ -10,6 +10,13 @@
  * - Request bodies are collected per connection up to max_body_bytes. A
  *   Content-Length over the limit is refused before the body is read; a
  *   chunked body that grows over it is discarded and refused at its end.
+ *   All bodies being received together are bounded by
+ *   max_inflight_body_bytes (their buffers' capacities are counted, so the
+ *   bound is on memory, not on bytes seen): a request that would cross it
+ *   is answered 503 with Retry-After, before its body is read when it
+ *   declares a Content-Length. The engine's budget charges a payload from
+ *   its submission on; this bound covers the time before, and the memory
+ *   safety margin has to hold it (docs/design.md §6).
  * - All parsing and validation is in api.c (pure; fuzzed). This file only
  *   maps parsed requests to engine calls and results to HTTP.
  * - Query strings are checked against each route's accepted names before
@@ -84,6 +91,7 @@ struct cz_daemon {
     char grpc_address[300];
     _Atomic uint64_t http_requests, http_2xx, http_4xx, http_5xx, http_bytes_in;
     _Atomic int64_t active_requests; /* handler entered, response not yet sent */
+    _Atomic uint64_t body_bytes;     /* capacity of the bodies being received */
     atomic_bool stopping;            /* cz_daemon_shutdown began: no new jobs */
     struct timespec started;
     /* header watchdog (see on_connection) */
@@ -104,8 +112,9 @@ struct cz_daemon {
 
 typedef struct {
     char *body;
-    size_t len, cap;
+    size_t len, cap; /* cap is counted in cz_daemon.body_bytes */
     bool too_big;
+    bool too_busy; /* the in-flight bound refused this body */
     bool responded;
 } conn_state;
 
@@ -925,6 +934,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   "request body of %s bytes exceeds max_body_bytes = %" PRIu64, cl,
                                   d->cfg.max_body_bytes);
             }
+            uint64_t busy = atomic_load(&d->body_bytes);
+            if (busy + v + 1 > d->cfg.max_inflight_body_bytes) {
+                cs->responded = true;
+                return send_error(d, c, 503, NULL,
+                                  "request bodies being received hold %" PRIu64 " bytes; %s more would exceed "
+                                  "max_inflight_body_bytes = %" PRIu64 " (retry shortly)",
+                                  busy, cl, d->cfg.max_inflight_body_bytes);
+            }
         }
         return MHD_YES;
     }
@@ -936,10 +953,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         size_t n = *upsize;
         atomic_fetch_add(&d->http_bytes_in, n);
         *upsize = 0;
-        if (cs->too_big)
+        if (cs->too_big || cs->too_busy)
             return MHD_YES;
         if (cs->len + n > d->cfg.max_body_bytes) {
             cs->too_big = true;
+            atomic_fetch_sub(&d->body_bytes, cs->cap);
             free(cs->body);
             cs->body = NULL;
             cs->len = cs->cap = 0;
@@ -949,9 +967,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             size_t nc = cs->cap ? cs->cap : 4096;
             while (nc < cs->len + n + 1)
                 nc *= 2;
-            char *nb = realloc(cs->body, nc);
+            /* reserve the growth in the daemon-wide count first */
+            uint64_t grow = nc - cs->cap, prev = atomic_fetch_add(&d->body_bytes, grow);
+            bool busy = prev + grow > d->cfg.max_inflight_body_bytes;
+            char *nb = busy ? NULL : realloc(cs->body, nc);
             if (!nb) {
-                cs->too_big = true;
+                atomic_fetch_sub(&d->body_bytes, grow + cs->cap);
+                if (busy)
+                    cs->too_busy = true;
+                else
+                    cs->too_big = true;
                 free(cs->body);
                 cs->body = NULL;
                 cs->len = cs->cap = 0;
@@ -966,6 +991,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     cs->responded = true;
+    if (cs->too_busy)
+        return send_error(d, c, 503, NULL,
+                          "request bodies being received would exceed max_inflight_body_bytes = %" PRIu64
+                          " (retry shortly)",
+                          d->cfg.max_inflight_body_bytes);
     if (cs->too_big)
         return send_error(d, c, 413, NULL, "request body exceeds max_body_bytes = %" PRIu64,
                           d->cfg.max_body_bytes);
@@ -978,6 +1008,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     cz_daemon *d = cls;
     conn_state *cs = *con_cls;
     if (cs) {
+        atomic_fetch_sub(&d->body_bytes, cs->cap);
         free(cs->body);
         free(cs);
         *con_cls = NULL;

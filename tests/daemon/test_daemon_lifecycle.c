@@ -557,6 +557,79 @@ static void test_slow_clients(void **state)
     dt_cleanup(&d);
 }
 
+/* Send raw bytes from 127.0.0.1 and read the answer's status (0: none). */
+static int raw_status(int fd, const char *bytes, size_t n)
+{
+    if (n && send(fd, bytes, n, MSG_NOSIGNAL) != (ssize_t)n) return 0;
+    char b[2048];
+    size_t got = 0;
+    struct pollfd p = {fd, POLLIN, 0};
+    while (got < sizeof b - 1 && poll(&p, 1, 20000 * DT_SLOW) > 0) {
+        ssize_t r = recv(fd, b + got, sizeof b - 1 - got, 0);
+        if (r <= 0) break;
+        got += (size_t)r;
+        b[got] = 0;
+        if (strstr(b, "\r\n\r\n") && strchr(strstr(b, "\r\n\r\n"), '}')) break;
+    }
+    b[got] = 0;
+    return got > 12 && !strncmp(b, "HTTP/1.", 7) ? atoi(b + 9) : 0;
+}
+
+/* Bodies being received count against daemon.max_inflight_body_bytes: while
+ * one connection holds a large partial body, another request is answered
+ * 503 before its body is read; once the first goes away, requests pass. */
+static void test_inflight_body_bound(void **state)
+{
+    (void)state;
+    dt_daemon d;
+    dt_start(&d, "[daemon]\nlisten = 127.0.0.1:0\nmax_body_bytes = 12000\nmax_inflight_body_bytes = 16384\n");
+    /* A: declares 10000 bytes, sends 9000 of them and stalls (its buffer
+     * grows to 16 KiB, the whole bound) */
+    int a = tcp_from(&d, "127.0.0.1");
+    char head[256];
+    int hl = snprintf(head, sizeof head,
+                      "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      "Content-Length: 10000\r\n\r\n");
+    assert_int_equal(send(a, head, (size_t)hl, MSG_NOSIGNAL), hl);
+    static char fill[9000];
+    memset(fill, ' ', sizeof fill);
+    assert_int_equal(send(a, fill, sizeof fill, MSG_NOSIGNAL), (ssize_t)sizeof fill);
+    /* B: a small submission, refused while A holds the bound */
+    const char *body = "{\"circuit\":\"test\",\"payload\":\"inflight\"}";
+    char req[512];
+    int rl = snprintf(req, sizeof req,
+                      "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                      strlen(body), body);
+    int code = 0;
+    for (int i = 0; i < 200 * DT_SLOW && code != 503; i++) { /* until A's bytes have arrived */
+        int b = tcp_from(&d, "127.0.0.1");
+        code = raw_status(b, req, (size_t)rl);
+        close(b);
+        if (code != 503) dt_sleep_ms(20);
+        if (code == 201) fail_msg("a submission passed while another body held max_inflight_body_bytes");
+    }
+    assert_int_equal(code, 503);
+    /* A leaves: its reservation goes back, and B passes */
+    close(a);
+    for (int i = 0; i < 400 * DT_SLOW && code != 201; i++) {
+        int b = tcp_from(&d, "127.0.0.1");
+        code = raw_status(b, req, (size_t)rl);
+        close(b);
+        if (code != 201) dt_sleep_ms(20);
+    }
+    assert_int_equal(code, 201);
+    /* a body over max_body_bytes is still a 413: that limit is checked first */
+    json_t *j;
+    char big[13000];
+    memset(big, 'x', sizeof big);
+    big[sizeof big - 1] = 0;
+    assert_int_equal(dt_call(&d, "POST", "/v1/jobs", big, &j), 413);
+    json_decref(j);
+    assert_int_equal(dt_stop_sig(&d, SIGTERM), 0);
+    dt_cleanup(&d);
+}
+
 /* A connection opened before shutdown began may still send a submission:
  * it is answered 503 "shutting down" (the job would never run), while the
  * running job drains. */
@@ -636,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_example_config),
         cmocka_unit_test(test_abandoned_awaits),
         cmocka_unit_test(test_slow_clients),
+        cmocka_unit_test(test_inflight_body_bound),
         cmocka_unit_test(test_submit_during_shutdown),
         cmocka_unit_test(test_refuses_without_a_safe_socket),
     };
