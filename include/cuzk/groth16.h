@@ -21,7 +21,8 @@
  * every later base and fail silently).
  *
  * Prover: prove_start runs the quotient (7 NTTs), the H, L, A and B_G1
- * MSMs, frees a, b, c as soon as the NTTs are done, and starts the B_G2
+ * MSMs (H and L as one MSM over both queries: they enter C with the same
+ * coefficient), frees a, b, c as soon as the NTTs are done, and starts the B_G2
  * MSM on the executor the caller passes; prove_finish joins it and
  * assembles the proof with fresh r, s:
  *   A = alpha_1 + A_msm + r delta_1
@@ -151,6 +152,9 @@ CZ_WUR cz_status cz_groth16_params_parse_ex(cz_groth16_params **out, const uint8
 CZ_WUR cz_status cz_groth16_params_check_shape(const cz_groth16_params *p, const cz_pce *pce, cz_errbuf *err);
 
 /* ---- prover -------------------------------------------------------------------- */
+/* Wall times of the phases (ms). The CPU prover sums H and L in one MSM:
+ * msm_h_ms is then H + L (scalar conversions included) and msm_l_ms is 0;
+ * back-ends that run them apart (cz_groth16_pending_set_g1) report both. */
 typedef struct {
     double ntt_ms, msm_h_ms, msm_l_ms, msm_a_ms, msm_b_g1_ms, b_g2_ms, finish_ms;
 } cz_groth16_timings;

@@ -28,6 +28,9 @@
  *     for G1, see BENCHMARKS.md); cz_msm_opts.no_simd turns that off.
  *  3. Tasks are claimed dynamically by the pool's threads; the result is
  *     the same group element whatever the thread count.
+ * cz_msm_gX_concat runs this once over several (bases, scalars) segments
+ * taken as one array, so sums that are added anyway (the prover's H + L)
+ * share the split pass, the bucket reductions and the window choice.
  *
  * Window choice: a cost model over c (1..CZ_MSM_MAX_WINDOW) and the number
  * of point ranges per window, from the number of general scalars and the
@@ -75,6 +78,8 @@ extern "C" {
 #endif
 
 #define CZ_MSM_MAX_WINDOW 20
+/* Most segments of one cz_msm_gX_concat call. */
+#define CZ_MSM_MAX_SEGS 8
 
 typedef enum {
     CZ_MSM_BUCKETS_AUTO = 0,   /* affine (batched inversion) for c >= 8 (G1) / 6 (G2), else XYZZ */
@@ -116,6 +121,12 @@ void cz_msm_scalars_from_fr(cz_scalar *out, const cz_fr *in, size_t n, cz_pool *
 
 /* Declared for G1 and G2 (replace g1 by g2 and the point types). */
 #define CZ_DECLARE_MSM(G)                                                                    \
+/* One segment of a concatenated MSM: n bases and the n scalars paired with them. */      \
+typedef struct {                                                                             \
+    const cz_##G##_affine *bases;                                                            \
+    const cz_scalar *scalars;                                                                \
+    size_t n;                                                                                \
+} cz_msm_##G##_seg;                                                                          \
 /* Scratch bytes a call over n points with this pool and opts may use (an               */  \
 /* upper bound for any scalar values; opts->scratch is ignored; opts may be NULL).      */  \
 size_t cz_msm_##G##_scratch_size(size_t n, const cz_pool *pool, const cz_msm_opts *opts);   \
@@ -136,7 +147,17 @@ CZ_WUR cz_status cz_msm_##G(cz_##G##_jac *out, const cz_##G##_affine *bases,    
 CZ_WUR cz_status cz_msm_##G##_density(cz_##G##_jac *out, const cz_##G##_affine *bases,    \
                                       size_t nbases, const cz_scalar *scalars,              \
                                       size_t nscalars, const uint64_t *density,             \
-                                      cz_pool *pool, const cz_msm_opts *opts);
+                                      cz_pool *pool, const cz_msm_opts *opts);              \
+/* out = the sum over the nsegs segments of sum scalars[i]·bases[i]: the same point as   */  \
+/* cz_msm_##G over the segments' bases and scalars laid end to end (and the same window, */  \
+/* ranges and scratch as that call: size opts->scratch for the total n), without       */  \
+/* copying them. One Pippenger over all the points shares each window's bucket          */  \
+/* reduction and the 0/1 split, which separate calls would each pay for (the prover     */  \
+/* sums H and L this way). A segment with n = 0 may have NULL arrays; nsegs = 0 gives   */  \
+/* infinity. Errors: those of cz_msm_##G; CZ_ERR_INVALID_ARG also for nsegs >           */  \
+/* CZ_MSM_MAX_SEGS or NULL arrays in a segment with n > 0.                              */  \
+CZ_WUR cz_status cz_msm_##G##_concat(cz_##G##_jac *out, const cz_msm_##G##_seg *segs,    \
+                                     size_t nsegs, cz_pool *pool, const cz_msm_opts *opts);
 
 CZ_DECLARE_MSM(g1)
 CZ_DECLARE_MSM(g2)

@@ -12,6 +12,8 @@
  * operation of Pippenger: a plain sum of n points would cost ratio 1).
  * Pippenger needs about 256/c bucket additions per point, so the ratio is
  * its efficiency: below 1 means fewer than one full mixed addition per point.
+ * Also reported: the process's CPU time (user + system, all threads) per
+ * MSM, which on a shared machine varies far less than the wall time.
  */
 #include "bench_util.h"
 #include "opts.h"
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rng(void)
@@ -29,6 +32,17 @@ static uint64_t rng(void)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+/* user + system time of the whole process (every thread), in ms: on a
+ * shared machine the wall time of a parallel call depends on what else
+ * runs, its CPU time much less. */
+static double process_cpu_ms(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 static void rand_scalars(cz_scalar *s, size_t n, int zeros, int ones)
@@ -98,7 +112,7 @@ static void G##_msm_run(void *arg, size_t iters)                                
     }                                                                                          \
 }                                                                                              \
 static int G##_bench(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *o,          \
-                     int samples, double *ms, double *madd_ns)                                 \
+                     int samples, double *ms, double *cpu_ms, double *madd_ns)                 \
 {                                                                                              \
     cz_##G##_affine *b = malloc(n * sizeof *b);                                                \
     cz_scalar *s = malloc(n * sizeof *s);                                                      \
@@ -112,7 +126,10 @@ static int G##_bench(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *
         cz_##G##_xyzz_set_infinity(&ma.acc);                                                   \
         *madd_ns = cz_bench_median_ns(G##_madd_run, &ma, 20000, 5);                            \
         G##_msm_arg a = {b, s, n, pool, o, 0};                                                 \
+        double c0 = process_cpu_ms();                                                          \
         *ms = cz_bench_median_ns(G##_msm_run, &a, 1, samples) / 1e6;                           \
+        /* cz_bench_median_ns runs one warm-up call before the samples */                     \
+        *cpu_ms = (process_cpu_ms() - c0) / (samples + 1);                                     \
         rc = a.rc;                                                                             \
     }                                                                                          \
     free(b);                                                                                   \
@@ -183,9 +200,9 @@ int cz_bench_msm(int argc, char **argv)
         return 1;
     }
     size_t n = (size_t)1 << logn;
-    double ms = 0, madd = 0;
-    int rc = g2 ? g2_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &madd)
-                : g1_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &madd);
+    double ms = 0, cpu = 0, madd = 0;
+    int rc = g2 ? g2_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &cpu, &madd)
+                : g1_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &cpu, &madd);
     cz_pool_destroy(pool);
     if (rc) {
         fprintf(stderr, "cuzk bench msm: out of memory or MSM error\n");
@@ -202,6 +219,8 @@ int cz_bench_msm(int argc, char **argv)
              info.simd ? "true" : "false");
     snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld", group, logn, threads);
     cz_bench_report_add(r, name, ms, "ms", extra);
+    snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld_cpu", group, logn, threads);
+    cz_bench_report_add(r, name, cpu, "ms", NULL);
     snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld_per_point", group, logn, threads);
     cz_bench_report_add(r, name, ms * 1e6 / (double)n, "ns/point", NULL);
     snprintf(name, sizeof name, "%s_xyzz_madd", group);

@@ -14,6 +14,7 @@
 #define MSM_PUB(x) cz_msm_g1##x
 #define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G1
 #define ENTRY_T cz_msm_g1_entry
+#define SEG_T cz_msm_g1_seg
 #if CZ_MSM_HAVE_X8
 #define FLUSH_X8 cz__msm_g1_flush_x8
 #define X8_SCRATCH(cap) cz__msm_g1_x8_scratch(cap)
@@ -21,6 +22,7 @@
 #endif
 #include "msm_impl.h"
 #undef ENTRY_T
+#undef SEG_T
 #undef FLUSH_X8
 #undef X8_SCRATCH
 #undef X8_USABLE
@@ -47,6 +49,7 @@
 #define MSM_PUB(x) cz_msm_g2##x
 #define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G2
 #define ENTRY_T cz_msm_g2_entry
+#define SEG_T cz_msm_g2_seg
 #if CZ_MSM_HAVE_X8
 #define FLUSH_X8 cz__msm_g2_flush_x8
 #define X8_SCRATCH(cap) cz__msm_g2_x8_scratch(cap)

@@ -23,6 +23,11 @@
  * two flag bytes per bucket. Parallel index i uses slot i only and claims
  * tasks (split chunks, then (window, range) pairs) from an atomic counter,
  * so the partition of the work never depends on the thread count.
+ *
+ * Points are numbered 0..n-1 across the segments of a call (one segment
+ * for cz_msm_gX and the density variant, up to CZ_MSM_MAX_SEGS for
+ * _concat); a chunk or a point range may span several segments, so every
+ * pass walks its range segment piece by segment piece (S(piece)).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -42,9 +47,11 @@ typedef struct {
 #endif
 
 typedef struct {
-    const AFF *bases;
-    size_t n;                    /* bases */
-    const cz_scalar *scalars;
+    size_t n;                    /* bases, all segments together */
+    unsigned nseg;               /* segments (1 with a density bitmap) */
+    const AFF *sb[CZ_MSM_MAX_SEGS];
+    const cz_scalar *ss[CZ_MSM_MAX_SEGS];
+    size_t soff[CZ_MSM_MAX_SEGS + 1]; /* segment k holds points [soff[k], soff[k+1]) */
     size_t nscalars;
     const uint64_t *bm;          /* density bitmap or NULL */
     bool split;
@@ -70,6 +77,34 @@ typedef struct {
 } S(ctx);
 
 static size_t S(align64)(size_t x) { return (x + 63) & ~(size_t)63; }
+
+/* The part of a point range [lo, hi) that lies in one segment: points
+ * [lo, e), bases b[j - off] and their scalars from the cursor it. */
+typedef struct {
+    const AFF *b;
+    size_t off, e;
+    cz_msm_cursor it;
+} S(piece);
+
+/* The segment holding point lo (or the last one when lo = n). */
+static inline unsigned S(seg_of)(const S(ctx) *x, size_t lo)
+{
+    unsigned k = 0;
+    while (k + 1 < x->nseg && x->soff[k + 1] <= lo) k++;
+    return k;
+}
+
+/* The piece of [lo, hi) starting at lo in segment k; pos is the scalar
+ * position of lo with a density bitmap (then there is one segment). */
+static inline void S(piece_at)(const S(ctx) *x, unsigned k, size_t lo, size_t hi, size_t pos, S(piece) *pc)
+{
+    pc->b = x->sb[k];
+    pc->off = x->soff[k];
+    pc->e = hi < x->soff[k + 1] ? hi : x->soff[k + 1];
+    pc->it.sc = x->ss[k];
+    pc->it.bm = x->bm;
+    pc->it.pos = x->bm ? pos : lo - pc->off;
+}
 
 static const FT S(zero);
 
@@ -144,18 +179,23 @@ static void S(task_xyzz)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned 
     const size_t k = (size_t)1 << (kb - 1);
     XYZZ *bk = (XYZZ *)slot;
     for (size_t i = 0; i < k; i++) E(xyzz_set_infinity)(&bk[i]);
-    cz_msm_cursor it = {x->scalars, x->bm, x->part_pos[part]};
-    for (size_t j = x->part_lo[part]; j < x->part_lo[part + 1]; j++) {
-        const cz_scalar *s = cz__msm_cursor_next(&it);
-        if (x->split && cz__msm_class(s) != 2) continue;
-        int32_t d = cz__msm_digit(s->l, win, c);
-        if (d == 0) continue;
-        const AFF *p = &x->bases[j];
-        if (S(is_inf)(p)) continue;
-        if (d > 0)
-            E(xyzz_add_affine_var)(&bk[d - 1], &bk[d - 1], p);
-        else
-            E(xyzz_sub_affine_var)(&bk[-d - 1], &bk[-d - 1], p);
+    size_t lo = x->part_lo[part], hi = x->part_lo[part + 1];
+    for (unsigned sg = S(seg_of)(x, lo); lo < hi; sg++) {
+        S(piece) pc;
+        S(piece_at)(x, sg, lo, hi, x->part_pos[part], &pc);
+        for (size_t j = lo; j < pc.e; j++) {
+            const cz_scalar *s = cz__msm_cursor_next(&pc.it);
+            if (x->split && cz__msm_class(s) != 2) continue;
+            int32_t d = cz__msm_digit(s->l, win, c);
+            if (d == 0) continue;
+            const AFF *p = &pc.b[j - pc.off];
+            if (S(is_inf)(p)) continue;
+            if (d > 0)
+                E(xyzz_add_affine_var)(&bk[d - 1], &bk[d - 1], p);
+            else
+                E(xyzz_sub_affine_var)(&bk[-d - 1], &bk[-d - 1], p);
+        }
+        lo = pc.e;
     }
     S(reduce_xyzz)(out, bk, k);
 }
@@ -438,24 +478,30 @@ static void S(split_chunk)(S(ctx) *x, unsigned char *slot, size_t ch)
     const unsigned K = CZ_MSM_ONES_BATCH;
     S(abatch) st;
     S(abatch_init)(&st, slot, K, K, x->x8);
-    cz_msm_cursor it = {x->scalars, x->bm, x->chunk_pos[ch]};
     XYZZ acc;
     uint64_t orb[4] = {0, 0, 0, 0};
     size_t cnt[3] = {0, 0, 0};
     unsigned rr = 0;
     E(xyzz_set_infinity)(&acc);
-    for (size_t j = x->chunk_lo[ch]; j < x->chunk_lo[ch + 1]; j++) {
-        const cz_scalar *s = cz__msm_cursor_next(&it);
-        int cl = x->split ? cz__msm_class(s) : 2;
-        if (cl == 2 && !(s->l[0] | s->l[1] | s->l[2] | s->l[3])) cl = 0;
-        cnt[cl]++;
-        if (cl == 1) {
-            if (S(is_inf)(&x->bases[j])) continue;
-            S(add_point)(&st, rr, &x->bases[j], 0);
-            if (++rr == K) rr = 0;
-        } else if (cl == 2) {
-            for (int l = 0; l < 4; l++) orb[l] |= s->l[l];
+    size_t lo = x->chunk_lo[ch], hi = x->chunk_lo[ch + 1];
+    for (unsigned sg = S(seg_of)(x, lo); lo < hi; sg++) {
+        S(piece) pc;
+        S(piece_at)(x, sg, lo, hi, x->chunk_pos[ch], &pc);
+        for (size_t j = lo; j < pc.e; j++) {
+            const cz_scalar *s = cz__msm_cursor_next(&pc.it);
+            int cl = x->split ? cz__msm_class(s) : 2;
+            if (cl == 2 && !(s->l[0] | s->l[1] | s->l[2] | s->l[3])) cl = 0;
+            cnt[cl]++;
+            if (cl == 1) {
+                const AFF *p = &pc.b[j - pc.off];
+                if (S(is_inf)(p)) continue;
+                S(add_point)(&st, rr, p, 0);
+                if (++rr == K) rr = 0;
+            } else if (cl == 2) {
+                for (int l = 0; l < 4; l++) orb[l] |= s->l[l];
+            }
         }
+        lo = pc.e;
     }
     if (st.nb + st.nq < 16) {
         /* too few left to pay for an inversion: add them directly */
@@ -500,15 +546,20 @@ static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigne
     int32_t rd[PF];
     const AFF *rp[PF];
     unsigned head = 0, fill = 0;
-    cz_msm_cursor it = {x->scalars, x->bm, x->part_pos[part]};
-    for (size_t j = x->part_lo[part];; j++) {
-        bool more = j < x->part_lo[part + 1];
+    /* the ring carries over from one segment piece to the next */
+    size_t lo = x->part_lo[part], hi = x->part_lo[part + 1];
+    unsigned sg = S(seg_of)(x, lo);
+    S(piece) pc;
+    S(piece_at)(x, sg, lo, hi, x->part_pos[part], &pc);
+    for (size_t j = lo;; j++) {
+        while (j == pc.e && j < hi) S(piece_at)(x, ++sg, j, hi, 0, &pc);
+        bool more = j < hi;
         if (more) {
-            const cz_scalar *s = cz__msm_cursor_next(&it);
+            const cz_scalar *s = cz__msm_cursor_next(&pc.it);
             if (x->split && cz__msm_class(s) != 2) continue;
             int32_t d = cz__msm_digit(s->l, win, c);
             if (d == 0) continue;
-            const AFF *p = &x->bases[j];
+            const AFF *p = &pc.b[j - pc.off];
             __builtin_prefetch(&st.bk[d > 0 ? d - 1 : -d - 1]);
             __builtin_prefetch(p);
             if (fill < PF) {
@@ -647,23 +698,31 @@ size_t MSM_PUB(_scratch_resident)(size_t n, const cz_pool *pool, const cz_msm_op
     return all - (size_t)th * (S(slot_bytes_max)(pl.c, opts) - m);
 }
 
-static cz_status S(run)(JAC *out, const AFF *bases, size_t n, const cz_scalar *scalars,
-                        size_t nscalars, const uint64_t *bm, cz_pool *pool,
-                        const cz_msm_opts *opts)
+/* nseg segments (bases[k], scalars[k], ns[k] points), or with a density
+ * bitmap bm one segment of ns[0] bases and nscalars scalars. */
+static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *const *scalars,
+                        const size_t *ns, unsigned nseg, size_t nscalars, const uint64_t *bm,
+                        cz_pool *pool, const cz_msm_opts *opts)
 {
     if (opts && opts->window > CZ_MSM_MAX_WINDOW) return CZ_ERR_INVALID_ARG;
     if (opts && (unsigned)opts->buckets > CZ_MSM_BUCKETS_AFFINE) return CZ_ERR_INVALID_ARG;
     E(jac_set_infinity)(out);
     cz_msm_info *info = opts ? opts->info : NULL;
     if (info) memset(info, 0, sizeof *info);
+    size_t n = 0;
+    for (unsigned k = 0; k < nseg; k++) n += ns[k];
     if (n == 0) return CZ_OK;
 
     const unsigned th = cz__msm_threads(pool);
     S(ctx) *x = calloc(1, sizeof *x);
     if (!x) return CZ_ERR_NOMEM;
-    x->bases = bases;
     x->n = n;
-    x->scalars = scalars;
+    x->nseg = nseg;
+    for (unsigned k = 0; k < nseg; k++) {
+        x->sb[k] = bases[k];
+        x->ss[k] = scalars[k];
+        x->soff[k + 1] = x->soff[k] + ns[k];
+    }
     x->nscalars = nscalars;
     x->bm = bm;
     x->split = !(opts && opts->no_split);
@@ -763,7 +822,29 @@ cz_status MSM_PUB()(JAC *out, const AFF *bases, const cz_scalar *scalars, size_t
                     cz_pool *pool, const cz_msm_opts *opts)
 {
     if (!out || (n && (!bases || !scalars))) return CZ_ERR_INVALID_ARG;
-    return S(run)(out, bases, n, scalars, n, NULL, pool, opts);
+    return S(run)(out, &bases, &scalars, &n, 1, n, NULL, pool, opts);
+}
+
+cz_status MSM_PUB(_concat)(JAC *out, const SEG_T *segs, size_t nsegs, cz_pool *pool,
+                           const cz_msm_opts *opts)
+{
+    if (!out || (nsegs && !segs) || nsegs > CZ_MSM_MAX_SEGS) return CZ_ERR_INVALID_ARG;
+    const AFF *b[CZ_MSM_MAX_SEGS];
+    const cz_scalar *sc[CZ_MSM_MAX_SEGS];
+    size_t ns[CZ_MSM_MAX_SEGS];
+    for (size_t k = 0; k < nsegs; k++) {
+        if (segs[k].n && (!segs[k].bases || !segs[k].scalars)) return CZ_ERR_INVALID_ARG;
+        b[k] = segs[k].bases;
+        sc[k] = segs[k].scalars;
+        ns[k] = segs[k].n;
+    }
+    if (nsegs == 0) {
+        /* the empty sum; S(run) needs one segment */
+        b[0] = NULL;
+        sc[0] = NULL;
+        ns[0] = 0;
+    }
+    return S(run)(out, b, sc, ns, nsegs ? (unsigned)nsegs : 1, 0, NULL, pool, opts);
 }
 
 cz_status MSM_PUB(_density)(JAC *out, const AFF *bases, size_t nbases, const cz_scalar *scalars,
@@ -779,5 +860,5 @@ cz_status MSM_PUB(_density)(JAC *out, const AFF *bases, size_t nbases, const cz_
         return CZ_OK;
     }
     if (cz__msm_popcount(density, nscalars) != nbases) return CZ_ERR_MISMATCH;
-    return S(run)(out, bases, nbases, scalars, nscalars, density, pool, opts);
+    return S(run)(out, &bases, &scalars, &nbases, 1, nscalars, density, pool, opts);
 }

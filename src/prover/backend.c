@@ -289,7 +289,8 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
      *    the H MSM allocates its scratch S1; the canonical scalars (32 B/var)
      *    join the witness: 64·nvars + max(0, S1 - 64·m) beyond abc;
      *  - after prove_start (abc returned): scalars + the B_G2 scratch S2.
-     * S1 and S2 are the scratch of the H and the B_G2 MSM for the whole
+     * S1 and S2 are the scratch of the H + L MSM (one call over both
+     * queries, m - 1 + n_aux points) and of the B_G2 MSM for the whole
      * compute pool: the B_G2 job runs on a background thread but its MSMs
      * (cz__groth16_b2_job: cz_msm_g2_density on p->pool) are parallel
      * calls on the compute pool, every worker with its own buckets. Both
@@ -297,7 +298,7 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
      * touched pages only, and the rarely used overflow buckets are most of
      * the allocation bound). */
     uint64_t nb = c->pce->dens_b_input_count + c->pce->dens_b_aux_count;
-    uint64_t s1 = cz_msm_g1_scratch_resident(m - 1, b->pool, NULL), s2 = cz_msm_g2_scratch_resident(nb, b->pool, NULL);
+    uint64_t s1 = cz_msm_g1_scratch_resident(m - 1 + c->pce->n_aux, b->pool, NULL), s2 = cz_msm_g2_scratch_resident(nb, b->pool, NULL);
     uint64_t in_start = 64 * nvars + (s1 > 64 * m ? s1 - 64 * m : 0), after = 32 * nvars + s2;
     out->rest_bytes = in_start > after ? in_start : after;
     out->proof_bytes = CZ_GROTH16_PROOF_BYTES;

@@ -7,7 +7,9 @@
  */
 #include "testutil.h"
 #include "cuzk/groth16.h"
+#include "cuzk/msm.h"
 #include "cuzk/ntt.h"
+#include "groth16/groth16_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +390,79 @@ static void params_file_roundtrip_and_refusals(void **state)
     fixture_free(&f);
 }
 
+/* The prover sums H and L in one concatenated MSM (prover.c). The same
+ * proof, byte for byte, must come out of H and L computed by separate
+ * MSMs: here every G1 part is recomputed the straightforward way (quotient,
+ * then one MSM per query, H and L apart) and handed to prove_finish
+ * through the pending-parts interface with the same r, s. */
+static void merged_hl_equals_separate_msms(void **state)
+{
+    (void)state;
+    const unsigned shapes[][2] = {{1, 5}, {3, 120}};
+    for (size_t k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, shapes[k][0], shapes[k][1]);
+        cz_fr rs[2];
+        cz_rng_fr(&rs[0]);
+        cz_rng_fr(&rs[1]);
+        uint8_t merged[192], separate[192];
+        assert_int_equal(prove_ctx(&f, &f.ctx, rs, merged, NULL, false), CZ_OK);
+
+        const cz_groth16_params *P = f.params;
+        const cz_pce *pce = f.pce;
+        size_t m = cz_groth16_params_domain(P);
+        unsigned logm = 0;
+        while (((size_t)1 << logm) < m) logm++;
+        cz_witness w;
+        cz_fr *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b), *c = malloc(m * sizeof *c);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_non_null(c);
+        assert_int_equal(cz_synthesize(pce, random_circuit, &f.ctx, f.pool, &w, a, b, c, m), CZ_OK);
+        cz_ntt_domain *dom;
+        assert_int_equal(cz_ntt_domain_create(&dom, logm, NULL), CZ_OK);
+        cz_quotient_h(f.pool, dom, a, b, c);
+        cz_ntt_domain_free(dom);
+        size_t nz = w.n_inputs + w.n_aux;
+        cz_scalar *hs = malloc(m * sizeof *hs), *z = malloc(nz * sizeof *z);
+        assert_non_null(hs);
+        assert_non_null(z);
+        cz_msm_scalars_from_fr(hs, a, m - 1, NULL);
+        cz_msm_scalars_from_fr(z, w.inputs, w.n_inputs, NULL);
+        cz_msm_scalars_from_fr(z + w.n_inputs, w.aux, w.n_aux, NULL);
+        const cz_scalar *zaux = z + w.n_inputs;
+        cz_g1_jac h, l, x, y, A, B1;
+        assert_int_equal(cz_msm_g1(&h, P->h, hs, m - 1, f.pool, NULL), CZ_OK);
+        assert_int_equal(cz_msm_g1(&l, P->l, zaux, w.n_aux, f.pool, NULL), CZ_OK);
+        assert_int_equal(cz_msm_g1(&x, P->a, z, w.n_inputs, f.pool, NULL), CZ_OK);
+        assert_int_equal(cz_msm_g1_density(&y, P->a + w.n_inputs, P->n_a - w.n_inputs, zaux, w.n_aux,
+                                           pce->dens_a_aux, f.pool, NULL),
+                         CZ_OK);
+        cz_g1_jac_add(&A, &x, &y);
+        size_t nbi = pce->dens_b_input_count;
+        assert_int_equal(cz_msm_g1_density(&x, P->b_g1, nbi, z, w.n_inputs, pce->dens_b_input, f.pool, NULL),
+                         CZ_OK);
+        assert_int_equal(cz_msm_g1_density(&y, P->b_g1 + nbi, P->n_b - nbi, zaux, w.n_aux, pce->dens_b_aux,
+                                           f.pool, NULL),
+                         CZ_OK);
+        cz_g1_jac_add(&B1, &x, &y);
+        cz_errbuf e = {{0}};
+        cz_groth16_pending *p;
+        assert_int_equal(cz_groth16_pending_begin(&p, P, pce, &w, f.pool, NULL, &e), CZ_OK);
+        cz_groth16_pending_set_g1(p, &h, &l, &A, &B1, NULL);
+        assert_int_equal(cz_groth16_prove_finish(p, rs, separate, NULL, &e), CZ_OK);
+        assert_memory_equal(merged, separate, 192);
+        assert_int_equal(verify_bytes(&f, merged, f.ctx.pub), CZ_OK);
+        free(a);
+        free(b);
+        free(c);
+        free(hs);
+        free(z);
+        cz_witness_free(&w);
+        fixture_free(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +474,7 @@ int main(void)
         cmocka_unit_test(setup_refuses_domain_above_prover_limit),
         cmocka_unit_test(batch_verify),
         cmocka_unit_test(params_file_roundtrip_and_refusals),
+        cmocka_unit_test(merged_hl_equals_separate_msms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

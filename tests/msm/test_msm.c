@@ -6,7 +6,8 @@
  * computed with GMP. Every window size is forced in turn, with both bucket
  * representations; thread counts 1, 2, 4 must give the same point; the
  * density-filtered variant is checked against the dense one with the
- * unselected scalars zeroed.
+ * unselected scalars zeroed; the concatenated variant (_concat) against one
+ * call over the same points laid end to end.
  */
 #include "testutil.h"
 #include "cuzk/msm.h"
@@ -587,6 +588,123 @@ static void test_density(void **state)
     free(comp2);
 }
 
+/* cz_msm_gX_concat against cz_msm_gX over the same points laid end to end.
+ * Each segment lives in its own allocation, so a pass that indexed one
+ * segment's array with another's position (or ran past a segment's end)
+ * would read other points or fault under ASan instead of passing by
+ * accident; the cuts include empty segments and segments of one point,
+ * and with 2 and 4 threads the split chunks and point ranges (n·i/4T)
+ * fall inside segments. */
+#define DEFINE_CONCAT(G)                                                                      \
+static void G##_concat_case(const cz_##G##_affine *b, const cz_scalar *s, const size_t *cut,   \
+                            size_t nseg, unsigned c, cz_msm_buckets bk)                        \
+{                                                                                              \
+    cz_msm_##G##_seg seg[CZ_MSM_MAX_SEGS];                                                     \
+    size_t n = 0;                                                                              \
+    for (size_t k = 0; k < nseg; k++) {                                                        \
+        cz_##G##_affine *bk_ = cut[k] ? malloc(cut[k] * sizeof *bk_) : NULL;                   \
+        cz_scalar *sk = cut[k] ? malloc(cut[k] * sizeof *sk) : NULL;                           \
+        if (cut[k]) {                                                                          \
+            assert_non_null(bk_);                                                              \
+            assert_non_null(sk);                                                               \
+            memcpy(bk_, b + n, cut[k] * sizeof *bk_);                                          \
+            memcpy(sk, s + n, cut[k] * sizeof *sk);                                            \
+        }                                                                                      \
+        seg[k].bases = bk_;                                                                    \
+        seg[k].scalars = sk;                                                                   \
+        seg[k].n = cut[k];                                                                     \
+        n += cut[k];                                                                           \
+    }                                                                                          \
+    cz_msm_opts o = {0};                                                                       \
+    o.window = c;                                                                              \
+    o.buckets = bk;                                                                            \
+    for (int t = 1; t <= 4; t++) {                                                             \
+        if (t == 3) continue;                                                                  \
+        for (int ns = 0; ns < (G##_SIMD_PATHS); ns++) {                                        \
+            cz_##G##_jac ref, r;                                                               \
+            o.no_simd = ns;                                                                    \
+            assert_int_equal(cz_msm_##G(&ref, b, s, n, pools[t], &o), CZ_OK);                  \
+            assert_int_equal(cz_msm_##G##_concat(&r, seg, nseg, pools[t], &o), CZ_OK);         \
+            if (!cz_##G##_jac_eq(&r, &ref)) {                                                  \
+                print_error(#G " concat mismatch: n=%zu nseg=%zu c=%u buckets=%d threads=%d "  \
+                            "no_simd=%d\n", n, nseg, c, (int)bk, t, ns);                       \
+                fail();                                                                        \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+    for (size_t k = 0; k < nseg; k++) {                                                        \
+        free((void *)seg[k].bases);                                                            \
+        free((void *)seg[k].scalars);                                                          \
+    }                                                                                          \
+}
+
+DEFINE_CONCAT(g1)
+DEFINE_CONCAT(g2)
+
+static void test_concat(void **state)
+{
+    (void)state;
+    enum { N = 1500 };
+    cz_g1_affine *b = malloc(N * sizeof *b);
+    cz_g2_affine *b2 = malloc(N * sizeof *b2);
+    cz_scalar *s = malloc(N * sizeof *s);
+    assert_non_null(b);
+    assert_non_null(b2);
+    assert_non_null(s);
+    g1_bases(b, N, 97);
+    g2_bases(b2, 300, 0);
+    /* the prover's shape (two long segments), then every kind of cut */
+    const size_t cuts[][CZ_MSM_MAX_SEGS] = {
+        {1023, 477},
+        {0, 1, 700, 0, 17, 1, 761, 0},
+        {1500},
+        {3, 3, 3, 3, 3, 3, 3, 1479},
+    };
+    const size_t ncut[] = {2, 8, 1, 8};
+    for (int kind = 0; kind < 3; kind++) {
+        sc_fill(s, N, kind);
+        for (size_t i = 0; i < sizeof ncut / sizeof ncut[0]; i++) {
+            g1_concat_case(b, s, cuts[i], ncut[i], 0, CZ_MSM_BUCKETS_AUTO);
+            /* forced windows: XYZZ-only, affine with the lane reduction */
+            g1_concat_case(b, s, cuts[i], ncut[i], 5, CZ_MSM_BUCKETS_XYZZ);
+            g1_concat_case(b, s, cuts[i], ncut[i], 9, CZ_MSM_BUCKETS_AFFINE);
+        }
+    }
+    /* G2: the same code instantiated for the other group */
+    const size_t c2[] = {0, 150, 1, 149};
+    sc_fill(s, 300, 2);
+    g2_concat_case(b2, s, c2, 4, 0, CZ_MSM_BUCKETS_AUTO);
+    g2_concat_case(b2, s, c2, 4, 7, CZ_MSM_BUCKETS_AFFINE);
+
+    /* the naive sum, once, for the two-segment shape */
+    cz_g1_jac ref, r;
+    sc_fill(s, N, 0);
+    g1_naive(&ref, b, s, 300);
+    cz_msm_g1_seg two[2] = {{b, s, 200}, {b + 200, s + 200, 100}};
+    assert_int_equal(cz_msm_g1_concat(&r, two, 2, pools[2], NULL), CZ_OK);
+    assert_true(cz_g1_jac_eq(&r, &ref));
+
+    /* no segment, empty segments with NULL arrays: infinity */
+    cz_msm_g1_seg empty[2] = {{NULL, NULL, 0}, {NULL, NULL, 0}};
+    assert_int_equal(cz_msm_g1_concat(&r, NULL, 0, NULL, NULL), CZ_OK);
+    assert_true(cz_g1_jac_is_infinity(&r));
+    assert_int_equal(cz_msm_g1_concat(&r, empty, 2, pools[2], NULL), CZ_OK);
+    assert_true(cz_g1_jac_is_infinity(&r));
+    /* refused: too many segments, NULL arrays with n > 0, NULL out */
+    cz_msm_g1_seg many[CZ_MSM_MAX_SEGS + 1];
+    for (size_t k = 0; k <= CZ_MSM_MAX_SEGS; k++) many[k] = (cz_msm_g1_seg){b + k, s + k, 1};
+    assert_int_equal(cz_msm_g1_concat(&r, many, CZ_MSM_MAX_SEGS + 1, NULL, NULL), CZ_ERR_INVALID_ARG);
+    assert_int_equal(cz_msm_g1_concat(&r, many, CZ_MSM_MAX_SEGS, NULL, NULL), CZ_OK);
+    cz_msm_g1_seg bad[2] = {{b, s, 10}, {NULL, s, 5}};
+    assert_int_equal(cz_msm_g1_concat(&r, bad, 2, NULL, NULL), CZ_ERR_INVALID_ARG);
+    bad[1] = (cz_msm_g1_seg){b, NULL, 5};
+    assert_int_equal(cz_msm_g1_concat(&r, bad, 2, NULL, NULL), CZ_ERR_INVALID_ARG);
+    assert_int_equal(cz_msm_g1_concat(NULL, two, 2, NULL, NULL), CZ_ERR_INVALID_ARG);
+    free(b);
+    free(b2);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -599,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_random_windows_g2),
         cmocka_unit_test(test_random_1024),
         cmocka_unit_test(test_density),
+        cmocka_unit_test(test_concat),
         cmocka_unit_test(test_large_g1),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
