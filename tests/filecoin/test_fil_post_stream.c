@@ -13,6 +13,7 @@
 #include "cuzk/fil_post.h"
 #include "cuzk/r1cs_hash.h"
 
+#ifndef CUZK_SANITIZED /* the helpers serve the unsanitized test only */
 static inline uint64_t jint(json_t *o, const char *k) {
     json_t *v = json_object_get(o, k);
     assert_true(json_is_integer(v));
@@ -28,6 +29,7 @@ static inline json_t *counts_of(json_t *circuits, const char *circuit) {
     fail_msg("circuits.json has no %s", circuit);
     return NULL;
 }
+#endif
 
 /* circuits.json: window-post-32g, streamed (counting pass only); skipped
  * under the sanitizers. */
