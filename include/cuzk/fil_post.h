@@ -165,7 +165,7 @@ void cz_fil_post_vanilla_free(cz_fil_post_vanilla *v);
  * here (cz_fil_post_check does). Errors: CZ_ERR_FORMAT, with err naming
  * the field by its serde path and the byte offset in buf, e.g.
  * "vanilla_proof.sectors[0].inclusion_proofs[7].data.Sub.sub_proof.path[0]
- * .hashes[1]: truncated at byte 1234 (need 32 bytes, 20 left)" (a Single
+ * .hashes[1] at byte 1234: truncated (need 32 bytes, 20 left)" (a Single
  * proof's path is "data.Single.path.path[i]", as serde nests it);
  * CZ_ERR_NOMEM. On error
  * *out is zeroed. */

@@ -170,9 +170,9 @@ void cz_fil_snap_partition_free(cz_fil_snap_partition_proof *pp);
  * (truncated, wrong shape, trailing bytes — the reference's
  * bincode::deserialize would ignore trailing bytes, which its own
  * serializer never writes), CZ_ERR_NOT_CANONICAL, CZ_ERR_NOMEM; err names
- * the field and byte offset ("challenge_proofs[3].proof_r_new.Sub.
- * base_proof[2].hashes[5] at byte 1234: truncated (needs 32 bytes, 7
- * left)"). On error *out is zeroed. */
+ * the field and byte offset ("challenge_proofs[3].proof_r_new.data.Sub.
+ * base_proof.path[2].hashes[5] at byte 1234: truncated (need 32 bytes, 7
+ * left)"; the format PoSt's reader uses too). On error *out is zeroed. */
 CZ_WUR cz_status cz_fil_snap_partition_from_bincode(cz_fil_snap_partition_proof *out,
                                                     const cz_fil_snap_proof *p,
                                                     const uint8_t *buf, size_t len,

@@ -35,44 +35,10 @@
 #include "daemon/api.h"
 #include "daemon/client.h"
 #include "commands.h"
+#include "cli_util.h"
 #include "opts.h"
 
 int cz_cmd_client(int argc, char **argv);
-
-/* the whole file, NUL-terminated (the terminator is not counted in *len) */
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap + 1);
-    while (b) {
-        if (n == cap) {
-            cap *= 2;
-            char *nb = realloc(b, cap + 1);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-        }
-        size_t r = fread(b + n, 1, cap - n, f);
-        if (r == 0)
-            break;
-        n += r;
-    }
-    if (b && ferror(f)) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b)
-        b[n] = 0;
-    *len = n;
-    return b;
-}
 
 /* The connection options, accepted before and after the subcommand. */
 #define CONN_OPTS                                                                                                   \
@@ -263,7 +229,7 @@ int cz_cmd_client(int argc, char **argv)
     const char *tf = cz_opt_str(&a, "--token-file", NULL);
     if (tf) {
         size_t n;
-        token = read_all(tf, &n);
+        token = cz_read_file(tf, &n, NULL);
         if (!token) {
             fprintf(stderr, "cuzk client: --token-file %s: cannot read: %s\n", tf, strerror(errno));
             return CZ_EXIT_IO;
@@ -297,7 +263,7 @@ int cz_cmd_client(int argc, char **argv)
         json_object_set_new(o, "circuit", json_string(circuit));
         if (pf) {
             size_t n;
-            char *data = read_all(pf, &n);
+            char *data = cz_read_file(pf, &n, NULL);
             if (!data) {
                 fprintf(stderr, "cuzk client: --payload-file %s: cannot read: %s\n", pf, strerror(errno));
                 json_decref(o);

@@ -22,6 +22,7 @@
  */
 #include "bench_util.h"
 #include "commands.h"
+#include "cli_util.h"
 #include "opts.h"
 #include "cuzk/fil_c1.h"
 #include "cuzk/fil_hash.h"
@@ -34,29 +35,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static bool parse_hex32(const char *s, uint8_t out[32]) {
-    if (!s) return false;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
-    if (strlen(s) != 64) return false;
-    for (int i = 0; i < 32; i++) {
-        unsigned v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = s[2 * i + k];
-            unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                       : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                       : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
-            if (d > 15) return false;
-            v = v * 16 + d;
-        }
-        out[i] = (uint8_t)v;
-    }
-    return true;
-}
-
-static void hex(char out[65], const uint8_t b[32]) {
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
 
 /* decimal, no sign, no leading zeros: "010" is not 8 */
 static bool parse_u64(const char *s, uint64_t *out) {
@@ -75,40 +53,6 @@ static cz_pool *make_pool(long threads) {
     /* the calling thread participates: a pool of threads − 1 workers */
     if (threads > 1 && cz_pool_create(&pool, (unsigned)(threads - 1), "seal") != CZ_OK) pool = NULL;
     return pool;
-}
-
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            uint8_t *nb = realloc(buf, cap *= 2);
-            if (!nb) { free(buf); buf = NULL; break; }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    if (buf && ferror(f)) { free(buf); buf = NULL; }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-/* dir/name <- buf; 0 on success, 1 (after a message) on failure */
-static int write_file(const char *dir, const char *name, const void *buf, size_t len) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
-        fprintf(stderr, "cuzk seal: cannot write %s: %s\n", path, strerror(errno));
-        if (f) fclose(f);
-        return 1;
-    }
-    return 0;
 }
 
 static const cz_opt seal_opts[] = {
@@ -216,7 +160,7 @@ int cz_cmd_seal(int argc, char **argv) {
     for (int i = 0; i < 3; i++) {
         const char *v = cz_opt_str(&a, hexes[i], NULL);
         if (!v) bad = cz_usage_error(&seal_cmd, "%s HEX32 is required", hexes[i]);
-        else if (!parse_hex32(v, dst[i])) bad = cz_usage_error(&seal_cmd, "%s: expected 64 hex digits, got '%s'", hexes[i], v);
+        else if (!cz_hex32_parse(v, dst[i])) bad = cz_usage_error(&seal_cmd, "%s: expected 64 hex digits, got '%s'", hexes[i], v);
     }
     if (!cz_opt_given(&a, "--sector-id")) bad = cz_usage_error(&seal_cmd, "--sector-id N is required");
     if (bad) return bad;
@@ -234,7 +178,7 @@ int cz_cmd_seal(int argc, char **argv) {
     uint8_t *data = NULL;
     size_t len = 0;
     if (data_path) {
-        data = read_all(data_path, &len);
+        data = cz_read_file(data_path, &len, NULL);
         if (!data) {
             fprintf(stderr, "cuzk seal: --data %s: cannot read: %s\n", data_path, strerror(errno));
             return CZ_EXIT_IO;
@@ -291,22 +235,22 @@ int cz_cmd_seal(int argc, char **argv) {
     }
     int rc = 0;
     if (cache_dir) {
-        rc |= write_file(cache_dir, "sealed", sealed, proof->sector_size) ? CZ_EXIT_IO : 0;
+        rc |= cz_write_file_in("cuzk seal", cache_dir, "sealed", sealed, proof->sector_size) ? CZ_EXIT_IO : 0;
         uint8_t paux[64];
         memcpy(paux, res.comm_c.b, 32);
         memcpy(paux + 32, res.comm_r_last.b, 32);
-        rc |= write_file(cache_dir, "p_aux", paux, sizeof paux) ? CZ_EXIT_IO : 0;
+        rc |= cz_write_file_in("cuzk seal", cache_dir, "p_aux", paux, sizeof paux) ? CZ_EXIT_IO : 0;
         char js[512], h[5][65];
-        hex(h[0], res.comm_d.b);
-        hex(h[1], res.comm_r.b);
-        hex(h[2], res.replica_id.b);
-        hex(h[3], res.comm_c.b);
-        hex(h[4], res.comm_r_last.b);
+        cz_hex32_format(h[0], res.comm_d.b);
+        cz_hex32_format(h[1], res.comm_r.b);
+        cz_hex32_format(h[2], res.replica_id.b);
+        cz_hex32_format(h[3], res.comm_c.b);
+        cz_hex32_format(h[4], res.comm_r_last.b);
         int n = snprintf(js, sizeof js,
                          "{\"registered_proof\":\"%s\",\"comm_d\":\"%s\",\"comm_r\":\"%s\",\"replica_id\":\"%s\","
                          "\"comm_c\":\"%s\",\"comm_r_last\":\"%s\"}\n",
                          proof->name, h[0], h[1], h[2], h[3], h[4]);
-        rc |= write_file(cache_dir, "commitments.json", js, (size_t)n) ? CZ_EXIT_IO : 0;
+        rc |= cz_write_file_in("cuzk seal", cache_dir, "commitments.json", js, (size_t)n) ? CZ_EXIT_IO : 0;
         free(sealed);
     }
     if (out) {
@@ -329,11 +273,11 @@ int cz_cmd_seal(int argc, char **argv) {
         free(js);
     }
     char hd[65], hr[65], hid[65], hc[65], hrl[65];
-    hex(hd, res.comm_d.b);
-    hex(hr, res.comm_r.b);
-    hex(hid, res.replica_id.b);
-    hex(hc, res.comm_c.b);
-    hex(hrl, res.comm_r_last.b);
+    cz_hex32_format(hd, res.comm_d.b);
+    cz_hex32_format(hr, res.comm_r.b);
+    cz_hex32_format(hid, res.replica_id.b);
+    cz_hex32_format(hc, res.comm_c.b);
+    cz_hex32_format(hrl, res.comm_r_last.b);
     if (json) {
         fprintf(info, "{\"registered_proof\":\"%s\",\"sector_size\":%llu,\"comm_d\":\"%s\",\"comm_r\":\"%s\","
                "\"replica_id\":\"%s\",\"comm_c\":\"%s\",\"comm_r_last\":\"%s\",\"ms\":{\"tree_d\":%.1f,"
@@ -391,7 +335,7 @@ int cz_cmd_c1(int argc, char **argv) {
     size_t n = 0;
     for (size_t k = 0; k < c1.npartitions; k++) n += c1.partitions[k].nchallenges;
     char hr[65];
-    hex(hr, c1.comm_r.b);
+    cz_hex32_format(hr, c1.comm_r.b);
     printf("%s: ok (%s, %zu partitions, %zu challenges, comm_r %s)\n", path, c1.registered_proof->name,
            c1.npartitions, n, hr);
     cz_fil_c1_free(&c1);

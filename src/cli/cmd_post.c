@@ -24,6 +24,7 @@
  * 3 a file cannot be read, parsed or written.
  */
 #include "commands.h"
+#include "cli_util.h"
 #include "opts.h"
 #include "cuzk/base64.h"
 #include "cuzk/fil_post.h"
@@ -37,25 +38,6 @@
 #include <unistd.h>
 
 #define MAX_SECTORS 64 /* sectors on one command line (small sizes: 2 per partition) */
-
-static bool hex32(const char *s, uint8_t out[32]) {
-    if (!s) return false;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
-    if (strlen(s) != 64) return false;
-    for (int i = 0; i < 64; i++) {
-        char c = s[i];
-        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                   : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                   : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
-        if (d > 15) return false;
-        out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] << 4 | d : d);
-    }
-    return true;
-}
-
-static void tohex(char out[65], const uint8_t b[32]) {
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
 
 /* decimal u64, no sign, no leading zeros */
 static bool dec_u64(const char *s, size_t n, uint64_t *out) {
@@ -92,15 +74,6 @@ static char *str_copy(const char *s) {
     char *d = malloc(n);
     if (d) memcpy(d, s, n);
     return d;
-}
-
-static int write_all(const char *path, const void *buf, size_t len, const char *what) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
-        fprintf(stderr, "cuzk post %s: cannot write %s: %s\n", what, path, strerror(errno));
-        return CZ_EXIT_IO;
-    }
-    return 0;
 }
 
 static const cz_opt vanilla_opts[] = {
@@ -166,7 +139,7 @@ static int post_vanilla(int argc, char **argv) {
     if (cz_opt_given(&a, "--prover-id") == cz_opt_given(&a, "--miner-id"))
         return cz_usage_error(c, "give exactly one of --prover-id and --miner-id");
     if (cz_opt_given(&a, "--prover-id")) {
-        if (!hex32(cz_opt_str(&a, "--prover-id", NULL), prover))
+        if (!cz_hex32_parse(cz_opt_str(&a, "--prover-id", NULL), prover))
             return cz_usage_error(c, "--prover-id: expected 64 hex digits");
     } else {
         const char *m = cz_opt_str(&a, "--miner-id", NULL);
@@ -174,7 +147,7 @@ static int post_vanilla(int argc, char **argv) {
         if (!dec_u64(m, strlen(m), &mid)) return cz_usage_error(c, "--miner-id: expected a decimal u64");
         cz_fil_prover_id_from_miner(mid, prover);
     }
-    if (!hex32(cz_opt_str(&a, "--randomness", NULL), rnd))
+    if (!cz_hex32_parse(cz_opt_str(&a, "--randomness", NULL), rnd))
         return cz_usage_error(c, "--randomness: 64 hex digits are required");
     cz_errbuf err = { { 0 } };
     if (cz_fil_post_safe_commitment(rnd, "randomness", &err) != CZ_OK ||
@@ -270,7 +243,7 @@ static int post_vanilla(int argc, char **argv) {
             }
             char path[4200];
             snprintf(path, sizeof path, "%s/sector-%llu.bin", bdir, (unsigned long long)req.vanilla[i].sector_id);
-            rc = write_all(path, buf, len, "vanilla");
+            rc = cz_write_file("cuzk post vanilla", path, buf, len);
             free(buf);
         }
     }
@@ -303,7 +276,7 @@ static int post_vanilla(int argc, char **argv) {
     }
     if (!rc) {
         char h[65];
-        tohex(h, rnd);
+        cz_hex32_format(h, rnd);
         fprintf(out && !strcmp(out, "-") ? stderr : stdout, "%s: %zu sector proof(s), partition %u, %u challenges "
                 "each, randomness %s\n", p->name, req.nvanilla, partition, p->config_challenge_count, h);
     }
@@ -321,33 +294,12 @@ static int post_check(int argc, char **argv) {
     if (prc >= 0) return prc;
     if (a.npos < 1) return cz_usage_error(&check_cmd, "a request file is required");
     const char *path = a.pos[0];
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "cuzk post check: %s: %s\n", path, strerror(errno));
-        return CZ_EXIT_IO;
-    }
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    for (;;) {
-        if (!buf) break;
-        if (len == cap) {
-            uint8_t *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (r == 0) break;
-    }
-    bool bad = !buf || ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        fprintf(stderr, "cuzk post check: %s: cannot read\n", path);
+    size_t len;
+    bool opened;
+    uint8_t *buf = cz_read_file(path, &len, &opened);
+    if (!buf) {
+        if (opened) fprintf(stderr, "cuzk post check: %s: cannot read\n", path);
+        else fprintf(stderr, "cuzk post check: %s: %s\n", path, strerror(errno));
         return CZ_EXIT_IO;
     }
     cz_fil_post_request req;

@@ -35,6 +35,7 @@
  * cannot be written.
  */
 #include "commands.h"
+#include "cli_util.h"
 #include "opts.h"
 #include "cuzk/fil_hash.h"
 #include "cuzk/fil_seal.h"
@@ -47,70 +48,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static bool parse_hex32(const char *s, uint8_t out[32]) {
-    if (!s) return false;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
-    if (strlen(s) != 64) return false;
-    for (int i = 0; i < 32; i++) {
-        unsigned v = 0;
-        for (int k = 0; k < 2; k++) {
-            char c = s[2 * i + k];
-            unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
-                         : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                         : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
-                                                : 16u;
-            if (d > 15) return false;
-            v = v * 16 + d;
-        }
-        out[i] = (uint8_t)v;
-    }
-    return true;
-}
-
-static void hex(char out[65], const uint8_t b[32]) {
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            uint8_t *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    if (buf && ferror(f)) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-static int write_file(const char *dir, const char *name, const void *buf, size_t len) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
-        fprintf(stderr, "cuzk snap: cannot write %s: %s\n", path, strerror(errno));
-        if (f) fclose(f);
-        return CZ_EXIT_IO;
-    }
-    return 0;
-}
 
 static int make_dir(const char *dir) {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -169,7 +106,7 @@ static int do_encode(const cz_cmd *cmd, const cz_args *a, cz_fil_snap_update *u)
     char path[4096];
     size_t slen, plen;
     snprintf(path, sizeof path, "%s/sealed", cache);
-    uint8_t *sealed = read_all(path, &slen);
+    uint8_t *sealed = cz_read_file(path, &slen, NULL);
     if (!sealed || slen != p->sector_size) {
         fprintf(stderr, "%s: %s: %s\n", cmd->name, path,
                 sealed ? "not the sector size of the registered proof" : strerror(errno));
@@ -177,7 +114,7 @@ static int do_encode(const cz_cmd *cmd, const cz_args *a, cz_fil_snap_update *u)
         return CZ_EXIT_IO;
     }
     snprintf(path, sizeof path, "%s/p_aux", cache);
-    uint8_t *paux = read_all(path, &plen);
+    uint8_t *paux = cz_read_file(path, &plen, NULL);
     if (!paux || plen != 64) {
         fprintf(stderr, "%s: %s: %s\n", cmd->name, path, paux ? "expected 64 bytes (comm_c, comm_r_last)" : strerror(errno));
         free(sealed);
@@ -194,7 +131,7 @@ static int do_encode(const cz_cmd *cmd, const cz_args *a, cz_fil_snap_update *u)
     uint8_t *data;
     size_t len;
     if (dpath) {
-        data = read_all(dpath, &len);
+        data = cz_read_file(dpath, &len, NULL);
         if (!data) {
             fprintf(stderr, "%s: --data %s: cannot read: %s\n", cmd->name, dpath, strerror(errno));
             free(sealed);
@@ -249,21 +186,21 @@ static int cmd_encode(int argc, char **argv) {
     if ((rc = do_encode(&enc_cmd, &a, &u)) != 0) return rc;
     const char *out = cz_opt_str(&a, "-o", NULL);
     rc = make_dir(out);
-    if (!rc) rc = write_file(out, "sealed", u.new_replica, u.proof->sector_size);
+    if (!rc) rc = cz_write_file_in("cuzk snap", out, "sealed", u.new_replica, u.proof->sector_size);
     uint8_t paux[64];
     memcpy(paux, u.comm_c.b, 32);
     memcpy(paux + 32, u.comm_r_last_new.b, 32);
-    if (!rc) rc = write_file(out, "p_aux", paux, 64);
+    if (!rc) rc = cz_write_file_in("cuzk snap", out, "p_aux", paux, 64);
     char h[4][65], js[640];
-    hex(h[0], u.comm_r_old.b);
-    hex(h[1], u.comm_r_new.b);
-    hex(h[2], u.comm_d_new.b);
-    hex(h[3], u.comm_r_last_new.b);
+    cz_hex32_format(h[0], u.comm_r_old.b);
+    cz_hex32_format(h[1], u.comm_r_new.b);
+    cz_hex32_format(h[2], u.comm_d_new.b);
+    cz_hex32_format(h[3], u.comm_r_last_new.b);
     int n = snprintf(js, sizeof js,
                      "{\"registered_proof\":\"%s\",\"registered_proof_id\":%d,\"h\":%u,\"comm_r_old\":\"%s\","
                      "\"comm_r_new\":\"%s\",\"comm_d_new\":\"%s\",\"comm_r_last_new\":\"%s\"}\n",
                      u.proof->name, u.proof->id, u.h, h[0], h[1], h[2], h[3]);
-    if (!rc) rc = write_file(out, "update.json", js, (size_t)n);
+    if (!rc) rc = cz_write_file_in("cuzk snap", out, "update.json", js, (size_t)n);
     if (!rc) fputs(js, stdout);
     cz_fil_snap_update_free(&u);
     return rc;
@@ -314,15 +251,15 @@ static int cmd_vanilla(int argc, char **argv) {
         }
         char name[64];
         snprintf(name, sizeof name, "partition-%zu.bin", k);
-        rc = write_file(bdir, name, b, bl);
+        rc = cz_write_file_in("cuzk snap", bdir, name, b, bl);
         free(b);
     }
     if (!rc) rc = write_envelope("cuzk snap vanilla", &r, cz_opt_str(&a, "-o", NULL));
     if (!rc) {
         char h[3][65];
-        hex(h[0], r.comm_r_old.b);
-        hex(h[1], r.comm_r_new.b);
-        hex(h[2], r.comm_d_new.b);
+        cz_hex32_format(h[0], r.comm_r_old.b);
+        cz_hex32_format(h[1], r.comm_r_new.b);
+        cz_hex32_format(h[2], r.comm_d_new.b);
         fprintf(stderr, "%s: %zu partition(s); comm_r_old %s comm_r_new %s comm_d_new %s\n", r.proof->name,
                 r.npartitions, h[0], h[1], h[2]);
     }
@@ -359,7 +296,7 @@ static int cmd_pack(int argc, char **argv) {
     uint8_t comm[3][32];
     static const char *cn[3] = { "--comm-r-old", "--comm-r-new", "--comm-d-new" };
     for (int i = 0; i < 3; i++)
-        if (!parse_hex32(cz_opt_str(&a, cn[i], NULL), comm[i]))
+        if (!cz_hex32_parse(cz_opt_str(&a, cn[i], NULL), comm[i]))
             return cz_usage_error(&pack_cmd, "%s: 64 hex digits required", cn[i]);
     if (!cz_opt_given(&a, "-o")) return cz_usage_error(&pack_cmd, "-o is required");
     const char *bdir = cz_opt_str(&a, "--bincode-dir", NULL);
@@ -373,7 +310,7 @@ static int cmd_pack(int argc, char **argv) {
         char path[4096];
         if (bdir) snprintf(path, sizeof path, "%s/partition-%zu.bin", bdir, k);
         else snprintf(path, sizeof path, "%s", a.pos[k]);
-        bufs[k] = read_all(path, &lens[k]);
+        bufs[k] = cz_read_file(path, &lens[k], NULL);
         if (!bufs[k]) {
             fprintf(stderr, "cuzk snap pack: %s: %s\n", path, strerror(errno));
             rc = CZ_EXIT_IO;
@@ -412,7 +349,7 @@ static int cmd_check(int argc, char **argv) {
     if (rc >= 0) return rc;
     if (a.npos != 1) return cz_usage_error(&check_cmd, "one request file is required");
     size_t len;
-    uint8_t *buf = read_all(a.pos[0], &len);
+    uint8_t *buf = cz_read_file(a.pos[0], &len, NULL);
     if (!buf) {
         fprintf(stderr, "cuzk snap check: %s: %s\n", a.pos[0], strerror(errno));
         return CZ_EXIT_IO;
@@ -441,7 +378,7 @@ static int cmd_check(int argc, char **argv) {
             uint8_t b[32];
             char h[65];
             cz_fr_to_bytes_le(b, &pub[i]);
-            hex(h, b);
+            cz_hex32_format(h, b);
             printf(" %s", h);
         }
         printf("\n");

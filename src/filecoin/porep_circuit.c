@@ -8,101 +8,25 @@
 #include "cuzk/fil_porep_circuit.h"
 #include "cuzk/fil_bp.h"
 #include "cuzk/fil_bp_num.h"
+#include "cuzk/fil_bp_por.h"
 #include "cuzk/fil_bp_sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- values of a vanilla proof ------------------------------------------------ */
-/* A domain element as an Fr value; a blank circuit (no values) gets 0. */
-static void dom_value(cz_cs *cs, const cz_fil_domain *d, cz_fr *out) {
-    if (!d || !cz_cs_has_values(cs)) {
-        cz_fr_from_u64(out, 0);
-        return;
-    }
-    if (cz_fil_domain_to_fr(out, d) != CZ_OK) {
-        cz_cs_fail(cs, CZ_ERR_NOT_CANONICAL, "a vanilla proof value is not a canonical field element");
-        cz_fr_from_u64(out, 0);
-    }
-}
-
-/* One level of an AuthPath: arity − 1 sibling hashes and the index. */
-typedef struct {
-    const cz_fil_path_elem *e; /* NULL in a blank circuit */
-    unsigned arity;
-} level;
-
-/* ---- storage-proofs-core PoR (gadgets/por.rs) ------------------------------------ */
-/* SubPath::synthesize for one sub path of `len` levels of one arity:
- * per level the index bits (AllocatedBit, low bit first), the path
- * elements (AllocatedNum), insert, then the hasher's
- * hash_multi_leaf_circuit(height i). Appends the index bits to bits[]. */
-static void subpath_synthesize(cz_cs *cs, const cz_fil_path *p, size_t len, unsigned arity,
-                               bool sha, cz_bp_num *cur, cz_bp_bool *bits, size_t *nbits) {
-    unsigned nb = 0;
-    while ((1u << nb) < arity) nb++;
-    for (size_t i = 0; i < len; i++) {
-        const cz_fil_path_elem *e = p && i < p->len ? &p->elems[i] : NULL;
-        cz_cs_push_scope(cs, "merkle tree hash %zu", i);
-        cz_bp_bool idx[4];
-        for (unsigned b = 0; b < nb; b++) {
-            cz_bp_abit bit;
-            cz_cs_push_scope(cs, "index bit %u", b);
-            cz_bp_abit_alloc(cs, &bit, e ? ((e->index >> b) & 1) != 0 : false);
-            cz_cs_pop_scope(cs);
-            idx[b] = cz_bp_bool_is(bit);
-            bits[(*nbits)++] = idx[b];
-        }
-        cz_bp_num sib[15];
-        for (unsigned k = 0; k + 1 < arity; k++) {
-            cz_fr v;
-            dom_value(cs, e && k < e->nhashes ? &e->hashes[k] : NULL, &v);
-            cz_cs_push_scope(cs, "path element %u", k);
-            cz_bp_num_alloc(cs, &sib[k], &v);
-            cz_cs_pop_scope(cs);
-        }
-        cz_bp_num inserted[16];
-        cz_bp_insert(cs, inserted, cur, idx, nb, sib);
-        cz_cs_push_scope(cs, "computation of commitment hash");
-        /* the height argument of hash_multi_leaf_circuit changes nothing */
-        if (sha) {
-            cz_status st = cz_fil_sha256_hash_multi_leaf_circuit(cs, cur, inserted, arity);
-            if (st != CZ_OK) cz_cs_fail(cs, st, "tree D node hash failed");
-        } else {
-            cz_bp_poseidon_hash_multi_leaf(cs, cur, inserted, arity);
-        }
-        cz_cs_pop_scope(cs);
-        cz_cs_pop_scope(cs);
-    }
-}
-
+/* ---- storage-proofs-core PoR (gadgets/por.rs, cuzk/fil_bp_por.h) -------------- */
 /* enforce_inclusion (params.rs) = PoRCircuit::synthesize with the leaf and
- * root already allocated (Root::Var) and private = true: base, sub and top
- * paths, pack_into_inputs of all index bits, then root equality
- * (constraint::equal: computed · ONE = root). `mp` NULL: blank. */
+ * root already allocated (Root::Var) and private = true, in scope `name`.
+ * Not strict: levels or hashes mp lacks are taken as 0, as this circuit
+ * always took them.
+ * `mp` NULL: blank. */
 static void enforce_inclusion(cz_cs *cs, const char *name, const cz_fil_merkle_proof *mp, bool sha,
                               unsigned arity, unsigned sub, unsigned top, size_t base_len,
                               const cz_bp_num *root, const cz_bp_num *leaf) {
+    cz_bp_por_tree tree = { base_len, arity, sub, top, sha, false };
     cz_cs_push_scope(cs, "%s", name);
-    cz_bp_bool bits[64];
-    size_t nbits = 0;
-    cz_bp_num cur = *leaf;
-    cz_cs_push_scope(cs, "base");
-    subpath_synthesize(cs, mp ? &mp->base : NULL, base_len, arity, sha, &cur, bits, &nbits);
-    cz_cs_pop_scope(cs);
-    cz_cs_push_scope(cs, "sub");
-    if (sub) subpath_synthesize(cs, mp ? &mp->sub : NULL, 1, sub, sha, &cur, bits, &nbits);
-    cz_cs_pop_scope(cs);
-    cz_cs_push_scope(cs, "top");
-    if (top) subpath_synthesize(cs, mp ? &mp->top : NULL, 1, top, sha, &cur, bits, &nbits);
-    cz_cs_pop_scope(cs);
-    cz_cs_push_scope(cs, "path");
-    cz_bp_pack_into_inputs(cs, bits, nbits);
-    cz_cs_pop_scope(cs);
-    cz_cs_push_scope(cs, "enforce root is correct");
-    cz_bp_constraint_equal(cs, &cur, root);
-    cz_cs_pop_scope(cs);
+    cz_bp_por_synthesize(cs, &tree, mp, leaf, root);
     cz_cs_pop_scope(cs);
 }
 
@@ -170,7 +94,7 @@ static void column_alloc(cz_cs *cs, const cz_fil_column *col, unsigned layers, c
     cz_cs_push_scope(cs, "column");
     for (unsigned i = 0; i < layers; i++) {
         cz_fr v;
-        dom_value(cs, col && i < col->nrows ? &col->rows[i] : NULL, &v);
+        cz_bp_dom_value(cs, col && i < col->nrows ? &col->rows[i] : NULL, &v);
         cz_cs_push_scope(cs, "column_num_row_%u", i);
         cz_bp_num_alloc(cs, &rows[i], &v);
         cz_cs_pop_scope(cs);
@@ -205,7 +129,7 @@ static void challenge_synthesize(cz_cs *cs, const shape *sh, const cz_fil_vanill
     cz_fr val;
     /* data leaf and its tree D inclusion */
     cz_bp_num data_leaf;
-    dom_value(cs, v ? &v->comm_d_proofs.leaf : NULL, &val);
+    cz_bp_dom_value(cs, v ? &v->comm_d_proofs.leaf : NULL, &val);
     cz_cs_push_scope(cs, "data_leaf");
     cz_bp_num_alloc(cs, &data_leaf, &val);
     cz_cs_pop_scope(cs);
@@ -309,7 +233,7 @@ cz_status cz_fil_porep_synth(cz_cs *cs, const void *ctxp) {
 
     cz_fr val;
     cz_bp_num replica_id, comm_d, comm_r, comm_r_last, comm_c;
-    dom_value(cs, c1 ? &c1->replica_id : NULL, &val);
+    cz_bp_dom_value(cs, c1 ? &c1->replica_id : NULL, &val);
     cz_cs_push_scope(cs, "replica_id");
     cz_bp_num_alloc(cs, &replica_id, &val);
     cz_cs_pop_scope(cs);
@@ -321,7 +245,7 @@ cz_status cz_fil_porep_synth(cz_cs *cs, const void *ctxp) {
     num_bits_reversed(cs, &replica_id, rid_bits);
     cz_cs_pop_scope(cs);
 
-    dom_value(cs, c1 ? &c1->comm_d : NULL, &val);
+    cz_bp_dom_value(cs, c1 ? &c1->comm_d : NULL, &val);
     cz_cs_push_scope(cs, "comm_d");
     cz_bp_num_alloc(cs, &comm_d, &val);
     cz_cs_pop_scope(cs);
@@ -329,7 +253,7 @@ cz_status cz_fil_porep_synth(cz_cs *cs, const void *ctxp) {
     cz_bp_num_inputize(cs, &comm_d);
     cz_cs_pop_scope(cs);
 
-    dom_value(cs, c1 ? &c1->comm_r : NULL, &val);
+    cz_bp_dom_value(cs, c1 ? &c1->comm_r : NULL, &val);
     cz_cs_push_scope(cs, "comm_r");
     cz_bp_num_alloc(cs, &comm_r, &val);
     cz_cs_pop_scope(cs);
@@ -339,11 +263,11 @@ cz_status cz_fil_porep_synth(cz_cs *cs, const void *ctxp) {
 
     /* comm_r_last and comm_c: roots of the first challenge's proofs (as
      * StackedCompound::circuit) */
-    dom_value(cs, v0 ? &v0->comm_r_last_proof.root : NULL, &val);
+    cz_bp_dom_value(cs, v0 ? &v0->comm_r_last_proof.root : NULL, &val);
     cz_cs_push_scope(cs, "comm_r_last");
     cz_bp_num_alloc(cs, &comm_r_last, &val);
     cz_cs_pop_scope(cs);
-    dom_value(cs, v0 ? &v0->c_x.inclusion.root : NULL, &val);
+    cz_bp_dom_value(cs, v0 ? &v0->c_x.inclusion.root : NULL, &val);
     cz_cs_push_scope(cs, "comm_c");
     cz_bp_num_alloc(cs, &comm_c, &val);
     cz_cs_pop_scope(cs);

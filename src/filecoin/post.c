@@ -7,8 +7,8 @@
 #include "cuzk/fil_post.h"
 #include "cuzk/fil_poseidon.h"
 #include "cuzk/sha256.h"
+#include "bincode_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,9 @@
 #define KiB (1ull << 10)
 #define MiB (1ull << 20)
 #define GiB (1ull << 30)
+
+/* names a sector proof in messages where no field is being read */
+#define VANILLA_ROOT "FallbackPoStSectorProof"
 
 /* ---- 1. registered proofs ---------------------------------------------------------- */
 /* filecoin-proofs-api RegisteredPoStProof (registry.rs): version(),
@@ -115,173 +118,31 @@ void cz_fil_post_vanilla_free(cz_fil_post_vanilla *v) {
     memset(v, 0, sizeof *v);
 }
 
-/* The reader: a cursor over one bincode value, the serde path of the field
- * being read (for messages) and the offset of buf in the caller's buffer. */
-typedef struct {
-    const uint8_t *b;
-    size_t len, pos, base;
-    char path[200];
-    size_t plen;
-    const char *prefix;
-    cz_errbuf *err;
-} rd;
-
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static size_t rd_push(rd *r, const char *fmt, ...) {
-    size_t old = r->plen;
-    if (r->plen < sizeof r->path - 1) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(r->path + r->plen, sizeof r->path - r->plen, fmt, ap);
-        va_end(ap);
-        if (n > 0) r->plen += (size_t)n < sizeof r->path - r->plen ? (size_t)n : sizeof r->path - 1 - r->plen;
-    }
-    return old;
-}
-static void rd_pop(rd *r, size_t old) {
-    r->plen = old;
-    r->path[old] = 0;
-}
-
-static cz_status rd_need(rd *r, size_t n) {
-    if (r->len - r->pos >= n) return CZ_OK;
-    return cz_err(r->err, CZ_ERR_FORMAT, "%s%s: truncated at byte %zu (need %zu bytes, %zu left)", r->prefix,
-                  r->path, r->base + r->pos, n, r->len - r->pos);
-}
-static cz_status rd_u64(rd *r, uint64_t *v) {
-    cz_status st = rd_need(r, 8);
-    if (st != CZ_OK) return st;
-    uint64_t x = 0;
-    for (int i = 7; i >= 0; i--) x = x << 8 | r->b[r->pos + (size_t)i];
-    r->pos += 8;
-    *v = x;
-    return CZ_OK;
-}
-static cz_status rd_u32(rd *r, uint32_t *v) {
-    cz_status st = rd_need(r, 4);
-    if (st != CZ_OK) return st;
-    *v = (uint32_t)r->b[r->pos] | (uint32_t)r->b[r->pos + 1] << 8 | (uint32_t)r->b[r->pos + 2] << 16 |
-         (uint32_t)r->b[r->pos + 3] << 24;
-    r->pos += 4;
-    return CZ_OK;
-}
-static cz_status rd_dom(rd *r, const char *field, cz_fil_domain *d) {
-    size_t o = rd_push(r, "%s", field);
-    cz_status st = rd_need(r, 32);
-    if (st == CZ_OK) {
-        memcpy(d->b, r->b + r->pos, 32);
-        r->pos += 32;
-    }
-    rd_pop(r, o);
-    return st;
-}
-/* A sequence length that must equal `want` (the registered proof's shape):
- * checked before anything is allocated. */
-static cz_status rd_len(rd *r, uint64_t want, const char *why) {
-    uint64_t n;
-    size_t at = r->base + r->pos;
-    cz_status st = rd_u64(r, &n);
-    if (st != CZ_OK) return st;
-    if (n != want)
-        return cz_err(r->err, CZ_ERR_FORMAT, "%s%s: length %llu at byte %zu, expected %llu (%s)", r->prefix, r->path,
-                      (unsigned long long)n, at, (unsigned long long)want, why);
-    return CZ_OK;
-}
-
-/* InclusionPath { path: Vec<PathElement { hashes, index }> } of `levels`
- * levels of `arity`. */
-static cz_status rd_path(rd *r, const char *field, cz_fil_path *out, size_t levels, unsigned arity,
-                         const char *shape) {
-    size_t o = rd_push(r, ".%s.path", field);
-    cz_status st = rd_len(r, levels, shape);
-    if (st == CZ_OK && levels) {
-        out->elems = calloc(levels, sizeof *out->elems);
-        if (!out->elems) st = CZ_ERR_NOMEM;
-        else out->len = levels;
-    }
-    for (size_t l = 0; st == CZ_OK && l < levels; l++) {
-        cz_fil_path_elem *e = &out->elems[l];
-        size_t o2 = rd_push(r, "[%zu].hashes", l);
-        char why[48];
-        snprintf(why, sizeof why, "arity %u: %u siblings", arity, arity - 1);
-        st = rd_len(r, arity - 1, why);
-        if (st == CZ_OK) {
-            e->hashes = malloc((arity - 1) * sizeof *e->hashes);
-            if (!e->hashes) st = CZ_ERR_NOMEM;
-            else e->nhashes = arity - 1;
-        }
-        for (unsigned k = 0; st == CZ_OK && k < arity - 1; k++) {
-            char f[16];
-            snprintf(f, sizeof f, "[%u]", k);
-            st = rd_dom(r, f, &e->hashes[k]);
-        }
-        rd_pop(r, o2);
-        if (st != CZ_OK) break;
-        o2 = rd_push(r, "[%zu].index", l);
-        uint64_t idx;
-        size_t at = r->base + r->pos;
-        st = rd_u64(r, &idx);
-        if (st == CZ_OK && idx >= arity)
-            st = cz_err(r->err, CZ_ERR_FORMAT, "%s%s: %llu at byte %zu is not a position among %u siblings",
-                        r->prefix, r->path, (unsigned long long)idx, at, arity);
-        if (st == CZ_OK) e->index = (unsigned)idx;
-        rd_pop(r, o2);
-    }
-    rd_pop(r, o);
-    return st;
-}
-
-static const char *const variant_name[3] = { "Single", "Sub", "Top" };
-
 /* MerkleProof { data: ProofData } of the registered proof's tree R shape */
-static cz_status rd_merkle(rd *r, const cz_fil_post_proof *p, cz_fil_merkle_proof *mp) {
-    char shape[64];
-    snprintf(shape, sizeof shape, "tree R 8-%u-%u of %s", p->tree_sub_arity, p->tree_top_arity, p->name);
-    uint32_t tag;
-    size_t at = r->base + r->pos;
-    size_t o = rd_push(r, ".data");
-    cz_status st = rd_u32(r, &tag);
-    uint32_t want = p->tree_top_arity ? 2u : p->tree_sub_arity ? 1u : 0u;
-    if (st == CZ_OK && tag > 2)
-        st = cz_err(r->err, CZ_ERR_FORMAT, "%s%s: unknown ProofData variant %u at byte %zu (Single 0, Sub 1, Top 2)",
-                    r->prefix, r->path, tag, at);
-    else if (st == CZ_OK && tag != want)
-        st = cz_err(r->err, CZ_ERR_FORMAT, "%s%s: variant %s at byte %zu, the %s needs %s", r->prefix, r->path,
-                    variant_name[tag], at, shape, variant_name[want]);
-    if (st != CZ_OK) {
-        rd_pop(r, o);
-        return st;
-    }
-    rd_push(r, ".%s", variant_name[tag]);
-    mp->kind = (cz_fil_proof_kind)tag;
-    size_t base_len = cz_fil_post_base_path_len(p);
-    if (tag == 0) {
-        st = rd_dom(r, ".root", &mp->root);
-        if (st == CZ_OK) st = rd_dom(r, ".leaf", &mp->leaf);
-        if (st == CZ_OK) st = rd_path(r, "path", &mp->base, base_len, 8, shape);
-    } else {
-        st = rd_path(r, "base_proof", &mp->base, base_len, 8, shape);
-        if (st == CZ_OK) st = rd_path(r, "sub_proof", &mp->sub, 1, p->tree_sub_arity, shape);
-        if (st == CZ_OK && tag == 2) st = rd_path(r, "top_proof", &mp->top, 1, p->tree_top_arity, shape);
-        if (st == CZ_OK) st = rd_dom(r, ".root", &mp->root);
-        if (st == CZ_OK) st = rd_dom(r, ".leaf", &mp->leaf);
-    }
-    rd_pop(r, o);
-    return st;
+static cz_status rd_merkle(cz_bc_rd *r, const cz_fil_post_proof *p, cz_fil_merkle_proof *mp) {
+    char name[64];
+    snprintf(name, sizeof name, "tree R 8-%u-%u of %s", p->tree_sub_arity, p->tree_top_arity, p->name);
+    cz_bc_tree_shape shape = {
+        .kind = p->tree_top_arity ? CZ_FIL_PROOF_TOP : p->tree_sub_arity ? CZ_FIL_PROOF_SUB : CZ_FIL_PROOF_SINGLE,
+        .base_len = cz_fil_post_base_path_len(p),
+        .base_arity = 8,
+        .sub_arity = p->tree_sub_arity,
+        .top_arity = p->tree_top_arity,
+        .name = name,
+    };
+    return cz_bc_merkle(r, &shape, mp);
 }
 
 /* bincode::deserialize::<FallbackPoStSectorProof<Tree>> on one buffer */
-static cz_status vanilla_read(rd *r, const cz_fil_post_proof *p, cz_fil_post_vanilla *v) {
+static cz_status vanilla_read(cz_bc_rd *r, const cz_fil_post_proof *p, cz_fil_post_vanilla *v) {
     memset(v, 0, sizeof *v);
-    size_t o = rd_push(r, "sector_id");
-    cz_status st = rd_u64(r, &v->sector_id);
-    rd_pop(r, o);
-    if (st == CZ_OK) st = rd_dom(r, "comm_r", &v->comm_r);
+    size_t o = cz_bc_push(r, "sector_id");
+    cz_status st = cz_bc_u64(r, &v->sector_id);
+    cz_bc_pop(r, o);
+    if (st == CZ_OK) st = cz_bc_dom_field(r, "comm_r", &v->comm_r);
     if (st != CZ_OK) return st;
-    o = rd_push(r, "vanilla_proof.sectors");
-    st = rd_len(r, 1, "generate_single_vanilla_proof makes one SectorProof");
+    o = cz_bc_push(r, "vanilla_proof.sectors");
+    st = cz_bc_len(r, 1, "generate_single_vanilla_proof makes one SectorProof");
     if (st == CZ_OK) {
         v->sectors = calloc(1, sizeof *v->sectors);
         if (!v->sectors) st = CZ_ERR_NOMEM;
@@ -289,32 +150,31 @@ static cz_status vanilla_read(rd *r, const cz_fil_post_proof *p, cz_fil_post_van
     }
     if (st == CZ_OK) {
         cz_fil_post_sector_proof *sp = &v->sectors[0];
-        size_t o2 = rd_push(r, "[0].inclusion_proofs");
+        size_t o2 = cz_bc_push(r, "[0].inclusion_proofs");
         char why[64];
         snprintf(why, sizeof why, "%u challenges per sector of %s", p->config_challenge_count, p->name);
-        st = rd_len(r, p->config_challenge_count, why);
+        st = cz_bc_len(r, p->config_challenge_count, why);
         if (st == CZ_OK) {
             sp->inclusion_proofs = calloc(p->config_challenge_count, sizeof *sp->inclusion_proofs);
             if (!sp->inclusion_proofs) st = CZ_ERR_NOMEM;
             else sp->ninclusion = p->config_challenge_count;
         }
         for (size_t i = 0; st == CZ_OK && i < sp->ninclusion; i++) {
-            size_t o3 = rd_push(r, "[%zu]", i);
+            size_t o3 = cz_bc_push(r, "[%zu]", i);
             st = rd_merkle(r, p, &sp->inclusion_proofs[i]);
-            rd_pop(r, o3);
+            cz_bc_pop(r, o3);
         }
-        rd_pop(r, o2);
+        cz_bc_pop(r, o2);
         if (st == CZ_OK) {
-            o2 = rd_push(r, "[0]");
-            st = rd_dom(r, ".comm_c", &sp->comm_c);
-            if (st == CZ_OK) st = rd_dom(r, ".comm_r_last", &sp->comm_r_last);
-            rd_pop(r, o2);
+            o2 = cz_bc_push(r, "[0]");
+            st = cz_bc_dom_field(r, ".comm_c", &sp->comm_c);
+            if (st == CZ_OK) st = cz_bc_dom_field(r, ".comm_r_last", &sp->comm_r_last);
+            cz_bc_pop(r, o2);
         }
     }
-    rd_pop(r, o);
+    cz_bc_pop(r, o);
     if (st == CZ_OK && r->pos != r->len)
-        st = cz_err(r->err, CZ_ERR_FORMAT, "%s%zu bytes after the end of the proof at byte %zu", r->prefix,
-                    r->len - r->pos, r->base + r->pos);
+        st = cz_bc_fail(r, CZ_ERR_FORMAT, cz_bc_here(r), "%zu bytes after the end of the proof", r->len - r->pos);
     if (st == CZ_ERR_NOMEM) cz_err(r->err, st, "%sout of memory", r->prefix);
     return st;
 }
@@ -324,102 +184,31 @@ cz_status cz_fil_post_vanilla_parse(cz_fil_post_vanilla *out, const cz_fil_post_
     if (!out) return CZ_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
     if (!p || (!buf && len)) return cz_err(err, CZ_ERR_INVALID_ARG, "vanilla proof: no registered proof or buffer");
-    rd r = { buf, len, 0, 0, { 0 }, 0, "", err };
+    cz_bc_rd r;
+    cz_bc_rd_init(&r, buf, len, 0, "", VANILLA_ROOT, false, err);
     cz_status st = vanilla_read(&r, p, out);
     if (st != CZ_OK) cz_fil_post_vanilla_free(out);
     return st;
 }
 
-/* The writer: bincode::serialize into a growing buffer. */
-typedef struct {
-    uint8_t *b;
-    size_t len, cap;
-    bool oom;
-} wr;
-
-static void wr_bytes(wr *w, const void *src, size_t n) {
-    if (w->oom) return;
-    if (w->cap - w->len < n) {
-        size_t cap = w->cap ? w->cap : 4096;
-        while (cap - w->len < n) cap *= 2;
-        uint8_t *nb = realloc(w->b, cap);
-        if (!nb) {
-            w->oom = true;
-            return;
-        }
-        w->b = nb;
-        w->cap = cap;
-    }
-    memcpy(w->b + w->len, src, n);
-    w->len += n;
-}
-static void wr_u64(wr *w, uint64_t v) {
-    uint8_t b[8];
-    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
-    wr_bytes(w, b, 8);
-}
-static void wr_u32(wr *w, uint32_t v) {
-    uint8_t b[4];
-    for (int i = 0; i < 4; i++) b[i] = (uint8_t)(v >> (8 * i));
-    wr_bytes(w, b, 4);
-}
-static void wr_path(wr *w, const cz_fil_path *p) {
-    wr_u64(w, p->len);
-    for (size_t l = 0; l < p->len; l++) {
-        wr_u64(w, p->elems[l].nhashes);
-        wr_bytes(w, p->elems[l].hashes, (size_t)p->elems[l].nhashes * 32);
-        wr_u64(w, p->elems[l].index);
-    }
-}
-static void wr_vanilla(wr *w, const cz_fil_post_vanilla *v) {
-    wr_u64(w, v->sector_id);
-    wr_bytes(w, v->comm_r.b, 32);
-    wr_u64(w, v->nsectors);
+static void wr_vanilla(cz_bc_wr *w, const cz_fil_post_vanilla *v) {
+    cz_bc_wu64(w, v->sector_id);
+    cz_bc_wbytes(w, v->comm_r.b, 32);
+    cz_bc_wu64(w, v->nsectors);
     for (size_t s = 0; s < v->nsectors; s++) {
         const cz_fil_post_sector_proof *sp = &v->sectors[s];
-        wr_u64(w, sp->ninclusion);
-        for (size_t i = 0; i < sp->ninclusion; i++) {
-            const cz_fil_merkle_proof *mp = &sp->inclusion_proofs[i];
-            wr_u32(w, (uint32_t)mp->kind);
-            if (mp->kind == CZ_FIL_PROOF_SINGLE) {
-                wr_bytes(w, mp->root.b, 32);
-                wr_bytes(w, mp->leaf.b, 32);
-                wr_path(w, &mp->base);
-            } else {
-                wr_path(w, &mp->base);
-                wr_path(w, &mp->sub);
-                if (mp->kind == CZ_FIL_PROOF_TOP) wr_path(w, &mp->top);
-                wr_bytes(w, mp->root.b, 32);
-                wr_bytes(w, mp->leaf.b, 32);
-            }
-        }
-        wr_bytes(w, sp->comm_c.b, 32);
-        wr_bytes(w, sp->comm_r_last.b, 32);
+        cz_bc_wu64(w, sp->ninclusion);
+        for (size_t i = 0; i < sp->ninclusion; i++) cz_bc_wmerkle(w, &sp->inclusion_proofs[i]);
+        cz_bc_wbytes(w, sp->comm_c.b, 32);
+        cz_bc_wbytes(w, sp->comm_r_last.b, 32);
     }
 }
 
 cz_status cz_fil_post_vanilla_encode(const cz_fil_post_vanilla *v, uint8_t **out, size_t *len) {
     if (!v || !out || !len) return CZ_ERR_INVALID_ARG;
-    wr w = { NULL, 0, 0, false };
+    cz_bc_wr w = { 0 };
     wr_vanilla(&w, v);
-    if (w.oom) {
-        free(w.b);
-        return CZ_ERR_NOMEM;
-    }
-    *out = w.b;
-    *len = w.len;
-    return CZ_OK;
-}
-
-static bool path_equal(const cz_fil_path *a, const cz_fil_path *b) {
-    if (a->len != b->len) return false;
-    for (size_t l = 0; l < a->len; l++) {
-        const cz_fil_path_elem *x = &a->elems[l], *y = &b->elems[l];
-        if (x->index != y->index || x->nhashes != y->nhashes ||
-            (x->nhashes && memcmp(x->hashes, y->hashes, (size_t)x->nhashes * 32)))
-            return false;
-    }
-    return true;
+    return cz_bc_wfinish(&w, out, len);
 }
 
 bool cz_fil_post_vanilla_equal(const cz_fil_post_vanilla *a, const cz_fil_post_vanilla *b) {
@@ -430,12 +219,8 @@ bool cz_fil_post_vanilla_equal(const cz_fil_post_vanilla *a, const cz_fil_post_v
         if (x->ninclusion != y->ninclusion || memcmp(x->comm_c.b, y->comm_c.b, 32) ||
             memcmp(x->comm_r_last.b, y->comm_r_last.b, 32))
             return false;
-        for (size_t i = 0; i < x->ninclusion; i++) {
-            const cz_fil_merkle_proof *m = &x->inclusion_proofs[i], *n = &y->inclusion_proofs[i];
-            if (m->kind != n->kind || memcmp(m->root.b, n->root.b, 32) || memcmp(m->leaf.b, n->leaf.b, 32) ||
-                !path_equal(&m->base, &n->base) || !path_equal(&m->sub, &n->sub) || !path_equal(&m->top, &n->top))
-                return false;
-        }
+        for (size_t i = 0; i < x->ninclusion; i++)
+            if (!cz_bc_merkle_equal(&x->inclusion_proofs[i], &y->inclusion_proofs[i])) return false;
     }
     return true;
 }
@@ -450,15 +235,15 @@ void cz_fil_post_request_free(cz_fil_post_request *r) {
 
 #define ENV_HEADER (8u + 4u + 4u + 32u + 32u + 4u + 4u)
 
-static void env_header(wr *w, unsigned id, const uint8_t prover_id[32], const uint8_t randomness[32],
+static void env_header(cz_bc_wr *w, unsigned id, const uint8_t prover_id[32], const uint8_t randomness[32],
                        uint32_t partition, uint32_t n) {
-    wr_bytes(w, CZ_FIL_POST_REQUEST_MAGIC, 8);
-    wr_u32(w, CZ_FIL_POST_REQUEST_VERSION);
-    wr_u32(w, id);
-    wr_bytes(w, prover_id, 32);
-    wr_bytes(w, randomness, 32);
-    wr_u32(w, partition);
-    wr_u32(w, n);
+    cz_bc_wbytes(w, CZ_FIL_POST_REQUEST_MAGIC, 8);
+    cz_bc_wu32(w, CZ_FIL_POST_REQUEST_VERSION);
+    cz_bc_wu32(w, id);
+    cz_bc_wbytes(w, prover_id, 32);
+    cz_bc_wbytes(w, randomness, 32);
+    cz_bc_wu32(w, partition);
+    cz_bc_wu32(w, n);
 }
 
 cz_status cz_fil_post_request_encode_raw(unsigned registered_proof, const uint8_t prover_id[32],
@@ -467,44 +252,31 @@ cz_status cz_fil_post_request_encode_raw(unsigned registered_proof, const uint8_
                                          size_t *out_len) {
     if (!prover_id || !randomness || !out || !out_len || (n && (!proofs || !lens)) || n > UINT32_MAX)
         return CZ_ERR_INVALID_ARG;
-    wr w = { NULL, 0, 0, false };
+    cz_bc_wr w = { 0 };
     env_header(&w, registered_proof, prover_id, randomness, partition, (uint32_t)n);
     for (size_t i = 0; i < n; i++) {
         if (!proofs[i] && lens[i]) {
             free(w.b);
             return CZ_ERR_INVALID_ARG;
         }
-        wr_u64(&w, lens[i]);
-        if (lens[i]) wr_bytes(&w, proofs[i], lens[i]);
+        cz_bc_wu64(&w, lens[i]);
+        if (lens[i]) cz_bc_wbytes(&w, proofs[i], lens[i]);
     }
-    if (w.oom) {
-        free(w.b);
-        return CZ_ERR_NOMEM;
-    }
-    *out = w.b;
-    *out_len = w.len;
-    return CZ_OK;
+    return cz_bc_wfinish(&w, out, out_len);
 }
 
 cz_status cz_fil_post_request_encode(const cz_fil_post_request *r, uint8_t **out, size_t *len) {
     if (!r || !r->proof || !out || !len || r->nvanilla > UINT32_MAX) return CZ_ERR_INVALID_ARG;
-    wr w = { NULL, 0, 0, false };
+    cz_bc_wr w = { 0 };
     env_header(&w, r->proof->id, r->prover_id, r->randomness, r->partition, (uint32_t)r->nvanilla);
     for (size_t i = 0; i < r->nvanilla; i++) {
         size_t at = w.len;
-        wr_u64(&w, 0); /* patched below */
+        cz_bc_wu64(&w, 0); /* patched below */
         wr_vanilla(&w, &r->vanilla[i]);
         if (w.oom) break;
-        uint64_t n = w.len - at - 8;
-        for (int k = 0; k < 8; k++) w.b[at + (size_t)k] = (uint8_t)(n >> (8 * k));
+        cz_bc_wpatch_u64(&w, at, w.len - at - 8);
     }
-    if (w.oom) {
-        free(w.b);
-        return CZ_ERR_NOMEM;
-    }
-    *out = w.b;
-    *len = w.len;
-    return CZ_OK;
+    return cz_bc_wfinish(&w, out, len);
 }
 
 /* The sector proof count rules of generate_winning_post_with_vanilla
@@ -525,41 +297,33 @@ static cz_status count_ok(const cz_fil_post_proof *p, size_t n, cz_errbuf *err) 
 
 static cz_status request_parse(cz_fil_post_request *out, const uint8_t *buf, size_t len, cz_errbuf *err) {
     if (!buf && len) return cz_err(err, CZ_ERR_INVALID_ARG, "PoSt request: no buffer");
-    rd r = { buf, len, 0, 0, { 0 }, 0, "PoSt request: ", err };
+    cz_bc_rd r;
+    cz_bc_rd_init(&r, buf, len, 0, "PoSt request: ", "request", false, err);
     cz_status st;
-    size_t o = rd_push(&r, "magic");
-    if ((st = rd_need(&r, 8)) != CZ_OK) return st;
+    cz_bc_at(&r, "magic");
+    if ((st = cz_bc_need(&r, 8)) != CZ_OK) return st;
     if (memcmp(buf, CZ_FIL_POST_REQUEST_MAGIC, 8))
-        return cz_err(err, CZ_ERR_FORMAT, "PoSt request: bad magic at byte 0 (not a \"%s\" envelope)",
-                      CZ_FIL_POST_REQUEST_MAGIC);
+        return cz_bc_fail(&r, CZ_ERR_FORMAT, 0, "bad magic (not a \"%s\" envelope)", CZ_FIL_POST_REQUEST_MAGIC);
     r.pos = 8;
-    rd_pop(&r, o);
     uint32_t version, id, partition, n;
-    o = rd_push(&r, "version");
-    if ((st = rd_u32(&r, &version)) != CZ_OK) return st;
+    cz_bc_at(&r, "version");
+    if ((st = cz_bc_u32(&r, &version)) != CZ_OK) return st;
     if (version != CZ_FIL_POST_REQUEST_VERSION)
-        return cz_err(err, CZ_ERR_FORMAT, "PoSt request: version %u at byte 8, this build reads version %u", version,
-                      CZ_FIL_POST_REQUEST_VERSION);
-    rd_pop(&r, o);
-    o = rd_push(&r, "registered_proof");
-    if ((st = rd_u32(&r, &id)) != CZ_OK) return st;
+        return cz_bc_fail(&r, CZ_ERR_FORMAT, 8, "version %u, this build reads version %u", version,
+                          CZ_FIL_POST_REQUEST_VERSION);
+    cz_bc_at(&r, "registered_proof");
+    if ((st = cz_bc_u32(&r, &id)) != CZ_OK) return st;
     const cz_fil_post_proof *p = cz_fil_post_proof_by_id(id);
-    if (!p)
-        return cz_err(err, CZ_ERR_FORMAT, "PoSt request: registered_proof %u at byte 12 is not a RegisteredPoStProof "
-                      "(0..14)", id);
-    rd_pop(&r, o);
-    o = rd_push(&r, "prover_id");
-    if ((st = rd_need(&r, 64)) != CZ_OK) return st; /* prover_id and randomness */
+    if (!p) return cz_bc_fail(&r, CZ_ERR_FORMAT, 12, "%u is not a RegisteredPoStProof (0..14)", id);
+    cz_bc_at(&r, "prover_id");
+    if ((st = cz_bc_need(&r, 64)) != CZ_OK) return st; /* prover_id and randomness */
     memcpy(out->prover_id, buf + r.pos, 32);
     memcpy(out->randomness, buf + r.pos + 32, 32);
     r.pos += 64;
-    rd_pop(&r, o);
-    o = rd_push(&r, "partition");
-    if ((st = rd_u32(&r, &partition)) != CZ_OK) return st;
-    rd_pop(&r, o);
-    o = rd_push(&r, "count");
-    if ((st = rd_u32(&r, &n)) != CZ_OK) return st;
-    rd_pop(&r, o);
+    cz_bc_at(&r, "partition");
+    if ((st = cz_bc_u32(&r, &partition)) != CZ_OK) return st;
+    cz_bc_at(&r, "count");
+    if ((st = cz_bc_u32(&r, &n)) != CZ_OK) return st;
     if ((st = cz_fil_post_safe_commitment(out->randomness, "randomness", err)) != CZ_OK) return st;
     if ((st = cz_fil_post_safe_commitment(out->prover_id, "prover_id", err)) != CZ_OK) return st;
     if (p->type == CZ_FIL_POST_WINNING && partition != 0)
@@ -575,16 +339,16 @@ static cz_status request_parse(cz_fil_post_request *out, const uint8_t *buf, siz
     }
     for (uint32_t i = 0; i < n; i++) {
         uint64_t l;
-        o = rd_push(&r, "sector proof %u length", i);
-        st = rd_u64(&r, &l);
-        rd_pop(&r, o);
+        size_t at = r.pos;
+        cz_bc_at(&r, "sector proof %u length", i);
+        st = cz_bc_u64(&r, &l);
         if (st == CZ_OK && l > r.len - r.pos)
-            st = cz_err(err, CZ_ERR_FORMAT, "PoSt request: sector proof %u: %llu bytes at byte %zu, %zu left", i,
-                        (unsigned long long)l, r.pos, r.len - r.pos);
+            st = cz_bc_fail(&r, CZ_ERR_FORMAT, at, "%llu bytes, %zu left", (unsigned long long)l, r.len - r.pos);
         if (st == CZ_OK) {
             char prefix[40];
             snprintf(prefix, sizeof prefix, "sector proof %u: ", i);
-            rd sub = { buf + r.pos, (size_t)l, 0, r.pos, { 0 }, 0, prefix, err };
+            cz_bc_rd sub;
+            cz_bc_rd_init(&sub, buf + r.pos, (size_t)l, r.pos, prefix, VANILLA_ROOT, false, err);
             st = vanilla_read(&sub, p, &out->vanilla[i]);
             if (st != CZ_OK) cz_fil_post_vanilla_free(&out->vanilla[i]);
             r.pos += (size_t)l;
@@ -597,8 +361,8 @@ static cz_status request_parse(cz_fil_post_request *out, const uint8_t *buf, siz
     }
     if (r.pos != r.len) {
         cz_fil_post_request_free(out);
-        return cz_err(err, CZ_ERR_FORMAT, "PoSt request: %zu bytes after the last sector proof at byte %zu",
-                      r.len - r.pos, r.pos);
+        cz_bc_pop(&r, 0);
+        return cz_bc_fail(&r, CZ_ERR_FORMAT, r.pos, "%zu bytes after the last sector proof", r.len - r.pos);
     }
     return CZ_OK;
 }

@@ -18,73 +18,14 @@
 #include "cuzk/fil_post.h"
 #include "cuzk/fil_bp.h"
 #include "cuzk/fil_bp_num.h"
+#include "cuzk/fil_bp_por.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* A domain value as Fr (Into<Fr> for PoseidonDomain: from_repr, which the
- * reference expects to succeed); blank circuits get 0. */
-static void dom_value(cz_cs *cs, const cz_fil_domain *d, cz_fr *out) {
-    if (!d || !cz_cs_has_values(cs)) {
-        cz_fr_from_u64(out, 0);
-        return;
-    }
-    if (cz_fil_domain_to_fr(out, d) != CZ_OK) {
-        cz_cs_fail(cs, CZ_ERR_NOT_CANONICAL, "a vanilla proof value is not a canonical field element");
-        cz_fr_from_u64(out, 0);
-    }
-}
-
-/* SubPath::synthesize: per level the index bits (AllocatedBit, low bit
- * first), the arity − 1 path elements (AllocatedNum), insert, then
- * hash_multi_leaf_circuit (Poseidon of the arity). p NULL: blank. */
-static void subpath_synthesize(cz_cs *cs, const cz_fil_path *p, size_t len, unsigned arity, cz_bp_num *cur,
-                               cz_bp_bool *bits, size_t *nbits) {
-    if (arity == 0) return; /* "Nothing to do here" */
-    if (p && p->len != len) {
-        cz_cs_fail(cs, CZ_ERR_INVALID_ARG, "inclusion path has %zu levels, the tree shape needs %zu", p->len, len);
-        return;
-    }
-    unsigned nb = 0;
-    while ((1u << nb) < arity) nb++;
-    for (size_t i = 0; i < len; i++) {
-        const cz_fil_path_elem *e = p ? &p->elems[i] : NULL;
-        if (e && (e->nhashes + 1 != arity || e->index >= arity)) {
-            cz_cs_fail(cs, CZ_ERR_INVALID_ARG, "inclusion path level %zu does not fit arity %u", i, arity);
-            return;
-        }
-        cz_cs_push_scope(cs, "merkle tree hash %zu", i);
-        cz_bp_bool idx[4];
-        for (unsigned b = 0; b < nb; b++) {
-            cz_bp_abit bit;
-            cz_cs_push_scope(cs, "index bit %u", b);
-            cz_bp_abit_alloc(cs, &bit, e ? ((e->index >> b) & 1) != 0 : false);
-            cz_cs_pop_scope(cs);
-            idx[b] = cz_bp_bool_is(bit);
-            bits[(*nbits)++] = idx[b];
-        }
-        cz_bp_num sib[15];
-        for (unsigned k = 0; k + 1 < arity; k++) {
-            cz_fr v;
-            dom_value(cs, e ? &e->hashes[k] : NULL, &v);
-            cz_cs_push_scope(cs, "path element %u", k);
-            cz_bp_num_alloc(cs, &sib[k], &v);
-            cz_cs_pop_scope(cs);
-        }
-        cz_bp_num inserted[16];
-        cz_bp_insert(cs, inserted, cur, idx, nb, sib);
-        cz_cs_push_scope(cs, "computation of commitment hash");
-        cz_bp_poseidon_hash_multi_leaf(cs, cur, inserted, arity);
-        cz_cs_pop_scope(cs);
-        cz_cs_pop_scope(cs);
-    }
-}
-
 /* PoRCircuit::synthesize with value = Root::Val(leaf), root =
- * Root::Var(comm_r_last) and private = true: the leaf allocated
- * ("value"), base, sub and top paths, the index bits packed into public
- * inputs ("path"), then computed root · ONE = root; the root is not
- * inputized. mp NULL: blank. */
+ * Root::Var(comm_r_last) and private = true (cz_bp_por_synthesize); the
+ * paths must have the tree's shape exactly (strict). mp NULL: blank. */
 static void por_synthesize(cz_cs *cs, const cz_fil_post_proof *p, size_t base_len, const cz_fil_merkle_proof *mp,
                            const cz_bp_num *root) {
     if (mp) {
@@ -96,36 +37,8 @@ static void por_synthesize(cz_cs *cs, const cz_fil_post_proof *p, size_t base_le
             return;
         }
     }
-    cz_fr v;
-    dom_value(cs, mp ? &mp->leaf : NULL, &v);
-    cz_bp_root value = cz_bp_root_val(&v);
-    cz_bp_num cur;
-    cz_cs_push_scope(cs, "value");
-    cz_bp_root_allocated(cs, &cur, &value);
-    cz_cs_pop_scope(cs);
-    cz_bp_bool bits[64];
-    size_t nbits = 0;
-    cz_cs_push_scope(cs, "base");
-    subpath_synthesize(cs, mp ? &mp->base : NULL, base_len, 8, &cur, bits, &nbits);
-    cz_cs_pop_scope(cs);
-    cz_cs_push_scope(cs, "sub");
-    subpath_synthesize(cs, mp ? &mp->sub : NULL, 1, p->tree_sub_arity, &cur, bits, &nbits);
-    cz_cs_pop_scope(cs);
-    cz_cs_push_scope(cs, "top");
-    subpath_synthesize(cs, mp ? &mp->top : NULL, 1, p->tree_top_arity, &cur, bits, &nbits);
-    cz_cs_pop_scope(cs);
-    cz_cs_push_scope(cs, "path");
-    cz_bp_pack_into_inputs(cs, bits, nbits);
-    cz_cs_pop_scope(cs);
-    /* root.allocated("root_value"): Root::Var allocates nothing */
-    cz_bp_root rt = cz_bp_root_from_allocated(root);
-    cz_bp_num rtn;
-    cz_cs_push_scope(cs, "root_value");
-    cz_bp_root_allocated(cs, &rtn, &rt);
-    cz_cs_pop_scope(cs);
-    cz_cs_push_scope(cs, "enforce root is correct");
-    cz_bp_constraint_equal(cs, &cur, &rtn);
-    cz_cs_pop_scope(cs);
+    cz_bp_por_tree tree = { base_len, 8, p->tree_sub_arity, p->tree_top_arity, false, true };
+    cz_bp_por_synthesize(cs, &tree, mp, NULL, root);
 }
 
 /* Sector::synthesize (circuit.rs "impl Circuit for &Sector"). s NULL: the
@@ -139,15 +52,15 @@ static void sector_synthesize(cz_cs *cs, const cz_fil_post_proof *p, size_t base
     }
     cz_fr v;
     cz_bp_num comm_r_last, comm_c, comm_r, h;
-    dom_value(cs, s ? s->comm_r_last : NULL, &v);
+    cz_bp_dom_value(cs, s ? s->comm_r_last : NULL, &v);
     cz_cs_push_scope(cs, "comm_r_last");
     cz_bp_num_alloc(cs, &comm_r_last, &v);
     cz_cs_pop_scope(cs);
-    dom_value(cs, s ? s->comm_c : NULL, &v);
+    cz_bp_dom_value(cs, s ? s->comm_c : NULL, &v);
     cz_cs_push_scope(cs, "comm_c");
     cz_bp_num_alloc(cs, &comm_c, &v);
     cz_cs_pop_scope(cs);
-    dom_value(cs, s ? s->comm_r : NULL, &v);
+    cz_bp_dom_value(cs, s ? s->comm_r : NULL, &v);
     cz_cs_push_scope(cs, "comm_r");
     cz_bp_num_alloc(cs, &comm_r, &v);
     cz_cs_pop_scope(cs);

@@ -8,9 +8,9 @@
  * allocating anything it sizes, so a hostile length costs nothing.
  */
 #include "cuzk/fil_snap.h"
+#include "bincode_internal.h"
 #include "snap_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,193 +99,55 @@ void cz_fil_snap_request_free(cz_fil_snap_request *r) {
 
 /* ---- reader --------------------------------------------------------------------------- */
 
-typedef struct {
-    const uint8_t *buf;
-    size_t len, off;
-    size_t base;      /* offset of buf within the whole message (for messages) */
-    char path[200];   /* field being read */
-    cz_errbuf *err;
-} rd;
+/* names a partition proof in messages where no field is being read */
+#define PARTITION_ROOT "PartitionProof"
 
-static cz_status rd_fail(rd *r, cz_status st, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static cz_status rd_fail(rd *r, cz_status st, const char *fmt, ...) {
-    char m[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m, sizeof m, fmt, ap);
-    va_end(ap);
-    return cz_err(r->err, st, "%s at byte %zu: %s", r->path[0] ? r->path : "PartitionProof", r->base + r->off, m);
-}
-
-static void rd_at(rd *r, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void rd_at(rd *r, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->path, sizeof r->path, fmt, ap);
-    va_end(ap);
-}
-
-static cz_status rd_need(rd *r, size_t n) {
-    if (r->len - r->off < n)
-        return rd_fail(r, CZ_ERR_FORMAT, "truncated (needs %zu bytes, %zu left)", n, r->len - r->off);
-    return CZ_OK;
-}
-
-static cz_status rd_u64(rd *r, uint64_t *v) {
-    cz_status st = rd_need(r, 8);
-    if (st != CZ_OK) return st;
-    uint64_t x = 0;
-    for (int i = 7; i >= 0; i--) x = x << 8 | r->buf[r->off + (size_t)i];
-    r->off += 8;
-    *v = x;
-    return CZ_OK;
-}
-
-static cz_status rd_u32(rd *r, uint32_t *v) {
-    cz_status st = rd_need(r, 4);
-    if (st != CZ_OK) return st;
-    const uint8_t *b = r->buf + r->off;
-    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    r->off += 4;
-    return CZ_OK;
-}
-
-/* A domain element ([u8; 32] newtype), canonical. */
-static cz_status rd_dom(rd *r, cz_fil_domain *d) {
-    cz_status st = rd_need(r, 32);
-    if (st != CZ_OK) return st;
-    memcpy(d->b, r->buf + r->off, 32);
-    cz_fr t;
-    if (cz_fil_domain_to_fr(&t, d) != CZ_OK) return rd_fail(r, CZ_ERR_NOT_CANONICAL, "not a canonical field element");
-    r->off += 32;
-    return CZ_OK;
-}
-
-/* A length that must equal `want` (the shape): checked before anything is
- * allocated from it. */
-static cz_status rd_len(rd *r, uint64_t want) {
-    uint64_t n;
-    cz_status st = rd_u64(r, &n);
-    if (st != CZ_OK) return st;
-    if (n != want) {
-        r->off -= 8;
-        return rd_fail(r, CZ_ERR_FORMAT, "length %llu, expected %llu", (unsigned long long)n,
-                       (unsigned long long)want);
+/* MerkleProof { data: ProofData::{Single, Sub, Top} } of tree R or tree D */
+static cz_status rd_merkle(cz_bc_rd *r, cz_fil_merkle_proof *mp, const cz_fil_snap_proof *p, bool tree_d) {
+    char name[64];
+    cz_bc_tree_shape shape;
+    if (tree_d) {
+        snprintf(name, sizeof name, "tree D of %s", p->name);
+        shape = (cz_bc_tree_shape){ CZ_FIL_PROOF_SINGLE, p->challenge_bit_len, 2, 0, 0, name };
+    } else {
+        snprintf(name, sizeof name, "tree R 8-%u-%u of %s", p->tree_sub_arity, p->tree_top_arity, p->name);
+        shape = (cz_bc_tree_shape){ tree_r_kind(p), p->tree_r_base_len, 8, p->tree_sub_arity, p->tree_top_arity,
+                                    name };
     }
-    return CZ_OK;
+    return cz_bc_merkle(r, &shape, mp);
 }
 
-/* InclusionPath { path: Vec<PathElement { hashes: Vec<Domain>, index: usize }> } */
-static cz_status rd_path(rd *r, cz_fil_path *p, size_t levels, unsigned arity, const char *where) {
-    rd_at(r, "%s", where);
-    cz_status st = rd_len(r, levels);
-    if (st != CZ_OK) return st;
-    p->elems = levels ? calloc(levels, sizeof *p->elems) : NULL;
-    if (levels && !p->elems) return CZ_ERR_NOMEM;
-    p->len = levels;
-    for (size_t l = 0; l < levels; l++) {
-        cz_fil_path_elem *e = &p->elems[l];
-        rd_at(r, "%s[%zu].hashes", where, l);
-        if ((st = rd_len(r, arity - 1)) != CZ_OK) return st;
-        e->hashes = malloc((arity - 1) * sizeof *e->hashes);
-        if (!e->hashes) return CZ_ERR_NOMEM;
-        e->nhashes = arity - 1;
-        for (unsigned i = 0; i + 1 < arity; i++) {
-            rd_at(r, "%s[%zu].hashes[%u]", where, l, i);
-            if ((st = rd_dom(r, &e->hashes[i])) != CZ_OK) return st;
-        }
-        rd_at(r, "%s[%zu].index", where, l);
-        uint64_t idx;
-        if ((st = rd_u64(r, &idx)) != CZ_OK) return st;
-        if (idx >= arity) {
-            r->off -= 8;
-            return rd_fail(r, CZ_ERR_FORMAT, "index %llu out of range for arity %u", (unsigned long long)idx, arity);
-        }
-        e->index = (unsigned)idx;
-    }
-    return CZ_OK;
-}
-
-/* MerkleProof { data: ProofData::{Single, Sub, Top} } */
-static cz_status rd_merkle(rd *r, cz_fil_merkle_proof *mp, const cz_fil_snap_proof *p, bool tree_d,
-                           const char *where) {
-    char w[160];
-    cz_fil_proof_kind want = tree_d ? CZ_FIL_PROOF_SINGLE : tree_r_kind(p);
-    static const char *vn[3] = { "Single", "Sub", "Top" };
-    rd_at(r, "%s.data", where);
-    uint32_t variant;
-    cz_status st = rd_u32(r, &variant);
-    if (st != CZ_OK) return st;
-    if (variant != (uint32_t)want) {
-        r->off -= 4;
-        return rd_fail(r, CZ_ERR_FORMAT, "ProofData variant %u, expected %u (%s)", variant, (unsigned)want, vn[want]);
-    }
-    mp->kind = want;
-    if (want == CZ_FIL_PROOF_SINGLE) {
-        snprintf(w, sizeof w, "%s.Single.root", where);
-        rd_at(r, "%s", w);
-        if ((st = rd_dom(r, &mp->root)) != CZ_OK) return st;
-        snprintf(w, sizeof w, "%s.Single.leaf", where);
-        rd_at(r, "%s", w);
-        if ((st = rd_dom(r, &mp->leaf)) != CZ_OK) return st;
-        snprintf(w, sizeof w, "%s.Single.path", where);
-        return rd_path(r, &mp->base, tree_d ? p->challenge_bit_len : p->tree_r_base_len, tree_d ? 2 : 8, w);
-    }
-    snprintf(w, sizeof w, "%s.%s.base_proof", where, vn[want]);
-    if ((st = rd_path(r, &mp->base, p->tree_r_base_len, 8, w)) != CZ_OK) return st;
-    snprintf(w, sizeof w, "%s.%s.sub_proof", where, vn[want]);
-    if ((st = rd_path(r, &mp->sub, 1, p->tree_sub_arity, w)) != CZ_OK) return st;
-    if (want == CZ_FIL_PROOF_TOP) {
-        snprintf(w, sizeof w, "%s.Top.top_proof", where);
-        if ((st = rd_path(r, &mp->top, 1, p->tree_top_arity, w)) != CZ_OK) return st;
-    }
-    snprintf(w, sizeof w, "%s.%s.root", where, vn[want]);
-    rd_at(r, "%s", w);
-    if ((st = rd_dom(r, &mp->root)) != CZ_OK) return st;
-    snprintf(w, sizeof w, "%s.%s.leaf", where, vn[want]);
-    rd_at(r, "%s", w);
-    return rd_dom(r, &mp->leaf);
-}
-
-static cz_status partition_read(rd *r, cz_fil_snap_partition_proof *out, const cz_fil_snap_proof *p) {
+static cz_status partition_read(cz_bc_rd *r, cz_fil_snap_partition_proof *out, const cz_fil_snap_proof *p) {
     cz_status st;
-    rd_at(r, "comm_c");
-    if ((st = rd_dom(r, &out->comm_c)) != CZ_OK) return st;
-    rd_at(r, "apex_leafs");
-    if ((st = rd_len(r, p->apex_leaves)) != CZ_OK) return st;
+    cz_bc_at(r, "comm_c");
+    if ((st = cz_bc_dom(r, &out->comm_c)) != CZ_OK) return st;
+    cz_bc_at(r, "apex_leafs");
+    if ((st = cz_bc_len(r, p->apex_leaves, NULL)) != CZ_OK) return st;
     out->apex_leafs = malloc(p->apex_leaves * sizeof *out->apex_leafs);
     if (!out->apex_leafs) return CZ_ERR_NOMEM;
     out->napex = p->apex_leaves;
     for (unsigned i = 0; i < p->apex_leaves; i++) {
-        rd_at(r, "apex_leafs[%u]", i);
-        if ((st = rd_dom(r, &out->apex_leafs[i])) != CZ_OK) return st;
+        cz_bc_at(r, "apex_leafs[%u]", i);
+        if ((st = cz_bc_dom(r, &out->apex_leafs[i])) != CZ_OK) return st;
     }
-    rd_at(r, "challenge_proofs");
-    if ((st = rd_len(r, p->challenges)) != CZ_OK) return st;
+    cz_bc_at(r, "challenge_proofs");
+    if ((st = cz_bc_len(r, p->challenges, NULL)) != CZ_OK) return st;
     out->challenges = calloc(p->challenges, sizeof *out->challenges);
     if (!out->challenges) return CZ_ERR_NOMEM;
     out->nchallenges = p->challenges;
-    char w[64];
     for (unsigned c = 0; c < p->challenges; c++) {
         cz_fil_snap_challenge_proof *cp = &out->challenges[c];
-        snprintf(w, sizeof w, "challenge_proofs[%u].proof_r_old", c);
-        if ((st = rd_merkle(r, &cp->proof_r_old, p, false, w)) != CZ_OK) return st;
-        snprintf(w, sizeof w, "challenge_proofs[%u].proof_d_new", c);
-        if ((st = rd_merkle(r, &cp->proof_d_new, p, true, w)) != CZ_OK) return st;
-        snprintf(w, sizeof w, "challenge_proofs[%u].proof_r_new", c);
-        if ((st = rd_merkle(r, &cp->proof_r_new, p, false, w)) != CZ_OK) return st;
+        cz_bc_at(r, "challenge_proofs[%u].proof_r_old", c);
+        if ((st = rd_merkle(r, &cp->proof_r_old, p, false)) != CZ_OK) return st;
+        cz_bc_at(r, "challenge_proofs[%u].proof_d_new", c);
+        if ((st = rd_merkle(r, &cp->proof_d_new, p, true)) != CZ_OK) return st;
+        cz_bc_at(r, "challenge_proofs[%u].proof_r_new", c);
+        if ((st = rd_merkle(r, &cp->proof_r_new, p, false)) != CZ_OK) return st;
     }
-    if (r->off != r->len) {
-        r->path[0] = '\0';
-        return rd_fail(r, CZ_ERR_FORMAT, "%zu trailing bytes after the partition proof", r->len - r->off);
+    if (r->pos != r->len) {
+        cz_bc_pop(r, 0);
+        return cz_bc_fail(r, CZ_ERR_FORMAT, cz_bc_here(r), "%zu trailing bytes after the partition proof",
+                          r->len - r->pos);
     }
     return CZ_OK;
 }
@@ -294,7 +156,8 @@ static cz_status partition_parse(cz_fil_snap_partition_proof *out, const cz_fil_
                                  size_t len, size_t base, cz_errbuf *err) {
     memset(out, 0, sizeof *out);
     if (!p || (!buf && len)) return cz_err(err, CZ_ERR_INVALID_ARG, "snap bincode: NULL argument");
-    rd r = { buf, len, 0, base, "", err };
+    cz_bc_rd r;
+    cz_bc_rd_init(&r, buf, len, base, "", PARTITION_ROOT, true, err);
     cz_status st = partition_read(&r, out, p);
     if (st == CZ_ERR_NOMEM) cz_err(err, st, "snap bincode: out of memory");
     if (st != CZ_OK) cz_fil_snap_partition_free(out);
@@ -309,74 +172,15 @@ cz_status cz_fil_snap_partition_from_bincode(cz_fil_snap_partition_proof *out, c
 
 /* ---- writer ----------------------------------------------------------------------------- */
 
-typedef struct {
-    uint8_t *b;
-    size_t n, cap;
-    bool oom;
-} wr;
-
-static void w_bytes(wr *w, const void *src, size_t n) {
-    if (w->oom) return;
-    if (w->n + n > w->cap) {
-        size_t cap = w->cap ? w->cap : 4096;
-        while (cap < w->n + n) cap *= 2;
-        uint8_t *nb = realloc(w->b, cap);
-        if (!nb) {
-            w->oom = true;
-            return;
-        }
-        w->b = nb;
-        w->cap = cap;
-    }
-    memcpy(w->b + w->n, src, n);
-    w->n += n;
-}
-
-static void w_u64(wr *w, uint64_t v) {
-    uint8_t b[8];
-    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
-    w_bytes(w, b, 8);
-}
-
-static void w_u32(wr *w, uint32_t v) {
-    uint8_t b[4];
-    for (int i = 0; i < 4; i++) b[i] = (uint8_t)(v >> (8 * i));
-    w_bytes(w, b, 4);
-}
-
-static void w_path(wr *w, const cz_fil_path *p) {
-    w_u64(w, p->len);
-    for (size_t l = 0; l < p->len; l++) {
-        w_u64(w, p->elems[l].nhashes);
-        for (unsigned i = 0; i < p->elems[l].nhashes; i++) w_bytes(w, p->elems[l].hashes[i].b, 32);
-        w_u64(w, p->elems[l].index);
-    }
-}
-
-static void w_merkle(wr *w, const cz_fil_merkle_proof *mp) {
-    w_u32(w, (uint32_t)mp->kind);
-    if (mp->kind == CZ_FIL_PROOF_SINGLE) {
-        w_bytes(w, mp->root.b, 32);
-        w_bytes(w, mp->leaf.b, 32);
-        w_path(w, &mp->base);
-        return;
-    }
-    w_path(w, &mp->base);
-    w_path(w, &mp->sub);
-    if (mp->kind == CZ_FIL_PROOF_TOP) w_path(w, &mp->top);
-    w_bytes(w, mp->root.b, 32);
-    w_bytes(w, mp->leaf.b, 32);
-}
-
-static void w_partition(wr *w, const cz_fil_snap_partition_proof *pp) {
-    w_bytes(w, pp->comm_c.b, 32);
-    w_u64(w, pp->napex);
-    for (size_t i = 0; i < pp->napex; i++) w_bytes(w, pp->apex_leafs[i].b, 32);
-    w_u64(w, pp->nchallenges);
+static void w_partition(cz_bc_wr *w, const cz_fil_snap_partition_proof *pp) {
+    cz_bc_wbytes(w, pp->comm_c.b, 32);
+    cz_bc_wu64(w, pp->napex);
+    for (size_t i = 0; i < pp->napex; i++) cz_bc_wbytes(w, pp->apex_leafs[i].b, 32);
+    cz_bc_wu64(w, pp->nchallenges);
     for (size_t c = 0; c < pp->nchallenges; c++) {
-        w_merkle(w, &pp->challenges[c].proof_r_old);
-        w_merkle(w, &pp->challenges[c].proof_d_new);
-        w_merkle(w, &pp->challenges[c].proof_r_new);
+        cz_bc_wmerkle(w, &pp->challenges[c].proof_r_old);
+        cz_bc_wmerkle(w, &pp->challenges[c].proof_d_new);
+        cz_bc_wmerkle(w, &pp->challenges[c].proof_r_new);
     }
 }
 
@@ -386,15 +190,9 @@ cz_status cz_fil_snap_partition_to_bincode(const cz_fil_snap_partition_proof *pp
     *out = NULL;
     *len = 0;
     if (cz_snap_partition_shape(p, pp, NULL) != CZ_OK) return CZ_ERR_INVALID_ARG;
-    wr w = { 0 };
+    cz_bc_wr w = { 0 };
     w_partition(&w, pp);
-    if (w.oom) {
-        free(w.b);
-        return CZ_ERR_NOMEM;
-    }
-    *out = w.b;
-    *len = w.n;
-    return CZ_OK;
+    return cz_bc_wfinish(&w, out, len);
 }
 
 /* ---- request ------------------------------------------------------------------------------ */
@@ -449,88 +247,77 @@ cz_status cz_fil_snap_request_encode(const cz_fil_snap_request *r, uint8_t **out
         return CZ_ERR_INVALID_ARG;
     *out = NULL;
     *len = 0;
-    wr w = { 0 };
-    w_bytes(&w, CZ_FIL_SNAP_REQUEST_MAGIC, 8);
-    w_u32(&w, CZ_FIL_SNAP_REQUEST_VERSION);
-    w_u32(&w, (uint32_t)r->proof->id);
-    w_bytes(&w, r->comm_r_old.b, 32);
-    w_bytes(&w, r->comm_r_new.b, 32);
-    w_bytes(&w, r->comm_d_new.b, 32);
-    w_u32(&w, (uint32_t)r->npartitions);
+    cz_bc_wr w = { 0 };
+    cz_bc_wbytes(&w, CZ_FIL_SNAP_REQUEST_MAGIC, 8);
+    cz_bc_wu32(&w, CZ_FIL_SNAP_REQUEST_VERSION);
+    cz_bc_wu32(&w, (uint32_t)r->proof->id);
+    cz_bc_wbytes(&w, r->comm_r_old.b, 32);
+    cz_bc_wbytes(&w, r->comm_r_new.b, 32);
+    cz_bc_wbytes(&w, r->comm_d_new.b, 32);
+    cz_bc_wu32(&w, (uint32_t)r->npartitions);
     for (size_t k = 0; k < r->npartitions; k++) {
         if (cz_snap_partition_shape(r->proof, &r->partitions[k], NULL) != CZ_OK) {
             free(w.b);
             return CZ_ERR_INVALID_ARG;
         }
-        size_t at = w.n;
-        w_u64(&w, 0); /* length, patched below */
+        size_t at = w.len;
+        cz_bc_wu64(&w, 0); /* length, patched below */
         w_partition(&w, &r->partitions[k]);
-        if (!w.oom) {
-            uint64_t n = w.n - at - 8;
-            for (int i = 0; i < 8; i++) w.b[at + (size_t)i] = (uint8_t)(n >> (8 * i));
-        }
+        cz_bc_wpatch_u64(&w, at, w.len - at - 8);
     }
-    if (w.oom) {
-        free(w.b);
-        return CZ_ERR_NOMEM;
-    }
-    *out = w.b;
-    *len = w.n;
-    return CZ_OK;
+    return cz_bc_wfinish(&w, out, len);
 }
 
 static cz_status request_parse(cz_fil_snap_request *out, const uint8_t *buf, size_t len, cz_errbuf *err) {
-    rd r = { buf, len, 0, 0, "magic", err };
-    cz_status st = rd_need(&r, 8);
+    cz_bc_rd r;
+    cz_bc_rd_init(&r, buf, len, 0, "", "request", true, err);
+    cz_bc_at(&r, "magic");
+    cz_status st = cz_bc_need(&r, 8);
     if (st != CZ_OK) return st;
     if (memcmp(buf, CZ_FIL_SNAP_REQUEST_MAGIC, 8) != 0)
-        return rd_fail(&r, CZ_ERR_FORMAT, "not a cuzk SnapDeals request (magic \"%s\")", CZ_FIL_SNAP_REQUEST_MAGIC);
-    r.off = 8;
+        return cz_bc_fail(&r, CZ_ERR_FORMAT, 0, "not a cuzk SnapDeals request (magic \"%s\")",
+                          CZ_FIL_SNAP_REQUEST_MAGIC);
+    r.pos = 8;
     uint32_t version, id, np;
-    rd_at(&r, "version");
-    if ((st = rd_u32(&r, &version)) != CZ_OK) return st;
-    if (version != CZ_FIL_SNAP_REQUEST_VERSION) {
-        r.off -= 4;
-        return rd_fail(&r, CZ_ERR_FORMAT, "version %u unsupported (this build reads %u)", version,
-                       CZ_FIL_SNAP_REQUEST_VERSION);
-    }
-    rd_at(&r, "registered_proof");
-    if ((st = rd_u32(&r, &id)) != CZ_OK) return st;
+    size_t at = cz_bc_here(&r);
+    cz_bc_at(&r, "version");
+    if ((st = cz_bc_u32(&r, &version)) != CZ_OK) return st;
+    if (version != CZ_FIL_SNAP_REQUEST_VERSION)
+        return cz_bc_fail(&r, CZ_ERR_FORMAT, at, "version %u unsupported (this build reads %u)", version,
+                          CZ_FIL_SNAP_REQUEST_VERSION);
+    at = cz_bc_here(&r);
+    cz_bc_at(&r, "registered_proof");
+    if ((st = cz_bc_u32(&r, &id)) != CZ_OK) return st;
     const cz_fil_snap_proof *p = cz_fil_snap_proof_by_id(id);
-    if (!p) {
-        r.off -= 4;
-        return rd_fail(&r, CZ_ERR_FORMAT, "unknown RegisteredUpdateProof value %u", id);
-    }
+    if (!p) return cz_bc_fail(&r, CZ_ERR_FORMAT, at, "unknown RegisteredUpdateProof value %u", id);
     cz_fil_domain *comms[3] = { &out->comm_r_old, &out->comm_r_new, &out->comm_d_new };
     static const char *names[3] = { "comm_r_old", "comm_r_new", "comm_d_new" };
     for (int i = 0; i < 3; i++) {
-        rd_at(&r, "%s", names[i]);
-        if ((st = rd_dom(&r, comms[i])) != CZ_OK) return st;
+        cz_bc_at(&r, "%s", names[i]);
+        if ((st = cz_bc_dom(&r, comms[i])) != CZ_OK) return st;
     }
-    rd_at(&r, "npartitions");
-    if ((st = rd_u32(&r, &np)) != CZ_OK) return st;
-    if (np != p->partitions) {
-        r.off -= 4;
-        return rd_fail(&r, CZ_ERR_FORMAT, "%u partitions, %s has %u", np, p->name, p->partitions);
-    }
+    at = cz_bc_here(&r);
+    cz_bc_at(&r, "npartitions");
+    if ((st = cz_bc_u32(&r, &np)) != CZ_OK) return st;
+    if (np != p->partitions) return cz_bc_fail(&r, CZ_ERR_FORMAT, at, "%u partitions, %s has %u", np, p->name,
+                                               p->partitions);
     if ((st = request_alloc(out, p)) != CZ_OK) return cz_err(err, st, "snap request: out of memory");
     for (uint32_t k = 0; k < np; k++) {
         uint64_t n;
-        rd_at(&r, "partition[%u].len", k);
-        if ((st = rd_u64(&r, &n)) != CZ_OK) break;
-        if (n > r.len - r.off) {
-            r.off -= 8;
-            st = rd_fail(&r, CZ_ERR_FORMAT, "length %llu exceeds the %zu bytes left", (unsigned long long)n,
-                         r.len - r.off - 8);
+        at = cz_bc_here(&r);
+        cz_bc_at(&r, "partition[%u].len", k);
+        if ((st = cz_bc_u64(&r, &n)) != CZ_OK) break;
+        if (n > r.len - r.pos) {
+            st = cz_bc_fail(&r, CZ_ERR_FORMAT, at, "length %llu exceeds the %zu bytes left", (unsigned long long)n,
+                            r.len - r.pos);
             break;
         }
-        if ((st = partition_parse_into(out, k, buf + r.off, (size_t)n, r.off, err)) != CZ_OK) break;
-        r.off += (size_t)n;
+        if ((st = partition_parse_into(out, k, buf + r.pos, (size_t)n, r.pos, err)) != CZ_OK) break;
+        r.pos += (size_t)n;
     }
-    if (st == CZ_OK && r.off != len) {
-        r.path[0] = '\0';
-        rd_at(&r, "request");
-        st = rd_fail(&r, CZ_ERR_FORMAT, "%zu trailing bytes", len - r.off);
+    if (st == CZ_OK && r.pos != len) {
+        cz_bc_at(&r, "request");
+        st = cz_bc_fail(&r, CZ_ERR_FORMAT, r.pos, "%zu trailing bytes", len - r.pos);
     }
     return st;
 }

@@ -8,6 +8,7 @@
  */
 #include "cuzk/fil_snap.h"
 #include "cuzk/fil_bp_num.h"
+#include "cuzk/fil_bp_por.h"
 #include "cuzk/fil_bp_sha256.h"
 #include "cuzk/fil_poseidon.h"
 #include "snap_internal.h"
@@ -212,12 +213,7 @@ static void por_level(cz_cs *cs, bool sha256, unsigned arity, unsigned height, c
     cz_bp_insert(cs, preimg, cur, idx, nb, siblings);
     cz_cs_pop_scope(cs);
     cz_cs_push_scope(cs, "merkle proof hash (height=%u)", height);
-    if (sha256) {
-        cz_status st = cz_fil_sha256_hash_multi_leaf_circuit(cs, cur, preimg, arity);
-        if (st != CZ_OK) cz_cs_fail(cs, st, "tree D node hash failed");
-    } else {
-        cz_bp_poseidon_hash_multi_leaf(cs, cur, preimg, arity);
-    }
+    cz_bp_por_hash(cs, sha256, cur, preimg, arity);
     cz_cs_pop_scope(cs);
 }
 

@@ -486,6 +486,30 @@ def load_test(pb, pbg, d, req, c1):
 
 
 # ---------------------------------------------------------------------------------------------
+def groth16_daemon(pbg, cuzkd, work, fixture_dir, name):
+    """A cuzkd on gRPC only (unix:work/grpc.sock) with the groth16 back-end
+    over fixture_dir's parameters and self-verification on; returns the
+    daemon, a channel allowing 256 MiB messages, and the ProvingEngine stub."""
+    import grpc
+    ini = f"""[daemon]
+listen = off
+[grpc]
+listen = unix:{work}/grpc.sock
+[backend]
+type = groth16
+param_dir = {fixture_dir}
+auto_setup = false
+threads = 2
+[engine]
+memory_budget = 8G
+self_verify = true
+"""
+    d = Daemon(cuzkd, work, name, ini)
+    ch = grpc.insecure_channel(grpc_target(d.grpc), options=[("grpc.max_receive_message_length", 256 << 20),
+                                                             ("grpc.max_send_message_length", 256 << 20)])
+    return d, ch, pbg.ProvingEngineStub(ch)
+
+
 def test_porep(cuzkd, source_dir, cuzk, fixture_dir):
     import grpc
     work = tempfile.mkdtemp(prefix="cuzk-grpc-porep-")
@@ -503,23 +527,7 @@ def test_porep(cuzkd, source_dir, cuzk, fixture_dir):
             vk = head + f.read(96 * nic)
         vk_path = os.path.join(work, "porep-2k.vk")
         open(vk_path, "wb").write(vk)
-        ini = f"""[daemon]
-listen = off
-[grpc]
-listen = unix:{work}/grpc.sock
-[backend]
-type = groth16
-param_dir = {fixture_dir}
-auto_setup = false
-threads = 2
-[engine]
-memory_budget = 8G
-self_verify = true
-"""
-        d = Daemon(cuzkd, work, "porep", ini)
-        ch = grpc.insecure_channel(grpc_target(d.grpc), options=[("grpc.max_receive_message_length", 256 << 20),
-                                                                 ("grpc.max_send_message_length", 256 << 20)])
-        st = pbg.ProvingEngineStub(ch)
+        d, ch, st = groth16_daemon(pbg, cuzkd, work, fixture_dir, "porep")
         AW = pb.AwaitProofResponse
         sub = pb.SubmitProofRequest(request_id="porep-1000-42", proof_kind=pb.POREP_SEAL_COMMIT, sector_size=2048,
                                     registered_proof=5, priority=pb.NORMAL, vanilla_proof=c1, sector_number=42,
@@ -615,23 +623,7 @@ def test_post(cuzkd, source_dir, cuzk, fixture_dir):
              os.path.join(work, "s1") + "," + os.path.join(work, "s2"), "--sector-id", "1,2", "--miner-id", str(miner),
              "--randomness", rnd.hex(), "--partition", "0", "--bincode-dir", os.path.join(work, "wp"), "-o",
              os.path.join(work, "wp.req")], "post vanilla (window)")
-        ini = f"""[daemon]
-listen = off
-[grpc]
-listen = unix:{work}/grpc.sock
-[backend]
-type = groth16
-param_dir = {fixture_dir}
-auto_setup = false
-threads = 2
-[engine]
-memory_budget = 8G
-self_verify = true
-"""
-        d = Daemon(cuzkd, work, "post", ini)
-        ch = grpc.insecure_channel(grpc_target(d.grpc), options=[("grpc.max_receive_message_length", 256 << 20),
-                                                                 ("grpc.max_send_message_length", 256 << 20)])
-        st = pbg.ProvingEngineStub(ch)
+        d, ch, st = groth16_daemon(pbg, cuzkd, work, fixture_dir, "post")
         AW = pb.AwaitProofResponse
 
         def prove_and_verify(sub, circuit, req_file, parts):

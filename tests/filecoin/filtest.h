@@ -33,4 +33,26 @@ static inline json_t *fil_load_json(const char *rel)
     return j;
 }
 
+/* An integer field of a JSON object (the test fails if it is not one). */
+static inline uint64_t fil_jint(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    assert_true(json_is_integer(v));
+    return (uint64_t)json_integer_value(v);
+}
+
+/* circuits.json's "counts" entry of one circuit id (the test fails if
+ * there is none). */
+static inline json_t *fil_counts_of(json_t *circuits, const char *circuit)
+{
+    json_t *a = json_object_get(circuits, "counts");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *c = json_array_get(a, i);
+        if (!strcmp(json_string_value(json_object_get(c, "circuit")), circuit))
+            return c;
+    }
+    fail_msg("circuits.json has no %s", circuit);
+    return NULL;
+}
+
 #endif

@@ -12,6 +12,7 @@
  *   them.
  */
 #include "testutil.h"
+#include "filtest.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -44,31 +45,15 @@ static int teardown(void **state) {
     return 0;
 }
 
-static json_t *counts_of(const char *circuit) {
-    json_t *a = json_object_get(circuits, "counts");
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        json_t *c = json_array_get(a, i);
-        if (!strcmp(json_string_value(json_object_get(c, "circuit")), circuit)) return c;
-    }
-    fail_msg("circuits.json has no %s", circuit);
-    return NULL;
-}
-
-static uint64_t jint(json_t *o, const char *k) {
-    json_t *v = json_object_get(o, k);
-    assert_true(json_is_integer(v));
-    return (uint64_t)json_integer_value(v);
-}
-
 static void check_counts(unsigned proof_id) {
     const cz_fil_seal_proof *p = cz_fil_seal_proof_by_id(proof_id);
     cz_fil_porep_circuit ctx = { p, NULL, 0 };
     cz_pce *pce;
     assert_int_equal(cz_pce_record(&pce, cz_fil_porep_synth, &ctx, NULL), CZ_OK);
-    json_t *c = counts_of(p->circuit_id);
-    assert_int_equal(pce->n_circuit_constraints, jint(c, "constraints"));
-    assert_int_equal(pce->n_inputs, jint(c, "inputs_with_one"));
-    assert_int_equal(pce->n_aux, jint(c, "aux"));
+    json_t *c = fil_counts_of(circuits, p->circuit_id);
+    assert_int_equal(pce->n_circuit_constraints, fil_jint(c, "constraints"));
+    assert_int_equal(pce->n_inputs, fil_jint(c, "inputs_with_one"));
+    assert_int_equal(pce->n_aux, fil_jint(c, "aux"));
     if (proof_id == 5) {
         json_t *fp = json_array_get(json_object_get(circuits, "fingerprints"), 0);
         /* the R1CS fingerprint of rust-fil-proofs (bellpepper-core
@@ -79,10 +64,10 @@ static void check_counts(unsigned proof_id) {
         cz_r1cs_fingerprint_hex(&f, hex);
         assert_string_equal(hex, json_string_value(json_object_get(fp, "digest")));
         /* the PCE's A holds the appended input rows (one term each) */
-        assert_int_equal(pce->a.nnz, jint(fp, "nnz_a_plus_input_rows"));
-        assert_int_equal(pce->a.nnz - pce->n_inputs, jint(fp, "nnz_a"));
-        assert_int_equal(pce->b.nnz, jint(fp, "nnz_b"));
-        assert_int_equal(pce->c.nnz, jint(fp, "nnz_c"));
+        assert_int_equal(pce->a.nnz, fil_jint(fp, "nnz_a_plus_input_rows"));
+        assert_int_equal(pce->a.nnz - pce->n_inputs, fil_jint(fp, "nnz_a"));
+        assert_int_equal(pce->b.nnz, fil_jint(fp, "nnz_b"));
+        assert_int_equal(pce->c.nnz, fil_jint(fp, "nnz_c"));
     }
     print_message("%s: %llu constraints, %llu inputs, %llu aux\n", p->circuit_id,
                   (unsigned long long)pce->n_circuit_constraints, (unsigned long long)pce->n_inputs,
@@ -106,10 +91,10 @@ static void test_counts_32g_streaming(void **state) {
     cz_r1cs_fingerprint f;
     cz_r1cs_stream_stats stats;
     assert_int_equal(cz_r1cs_fingerprint_stream(cz_fil_porep_synth, &ctx, &f, &stats), CZ_OK);
-    json_t *c = counts_of("porep-32g");
-    assert_int_equal(f.constraints, jint(c, "constraints"));
-    assert_int_equal(f.inputs, jint(c, "inputs_with_one"));
-    assert_int_equal(f.aux, jint(c, "aux"));
+    json_t *c = fil_counts_of(circuits, "porep-32g");
+    assert_int_equal(f.constraints, fil_jint(c, "constraints"));
+    assert_int_equal(f.inputs, fil_jint(c, "inputs_with_one"));
+    assert_int_equal(f.aux, fil_jint(c, "aux"));
     /* published nonzeros (Curio's extraction, with bellperson's input rows; docs/filecoin.md) */
     assert_int_equal(f.nnz_a_with_input_rows, 309405051);
     assert_int_equal(f.nnz_b, 130327340);

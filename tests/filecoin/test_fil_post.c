@@ -66,22 +66,6 @@ static int teardown(void **state) {
     return 0;
 }
 
-static json_t *counts_of(const char *circuit) {
-    json_t *a = json_object_get(circuits, "counts");
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        json_t *c = json_array_get(a, i);
-        if (!strcmp(json_string_value(json_object_get(c, "circuit")), circuit)) return c;
-    }
-    fail_msg("circuits.json has no %s", circuit);
-    return NULL;
-}
-
-static uint64_t jint(json_t *o, const char *k) {
-    json_t *v = json_object_get(o, k);
-    assert_true(json_is_integer(v));
-    return (uint64_t)json_integer_value(v);
-}
-
 /* A canonical random 32-byte value (top two bits clear). */
 static void rand_canonical(uint8_t out[32]) {
     cz_rng_bytes(out, 32);
@@ -255,11 +239,11 @@ static void test_counts_winning_32g(void **state) {
     (void)state;
     uint64_t c, n, a;
     record_counts(cz_fil_post_proof_by_id(3), &c, &n, &a);
-    json_t *j = counts_of("winning-post-32g");
-    assert_int_equal(c, jint(j, "constraints"));
-    assert_int_equal(n, jint(j, "inputs_with_one"));
-    assert_int_equal(a, jint(j, "aux"));
-    assert_int_equal(n - 1, jint(j, "public_inputs"));
+    json_t *j = fil_counts_of(circuits, "winning-post-32g");
+    assert_int_equal(c, fil_jint(j, "constraints"));
+    assert_int_equal(n, fil_jint(j, "inputs_with_one"));
+    assert_int_equal(a, fil_jint(j, "aux"));
+    assert_int_equal(n - 1, fil_jint(j, "public_inputs"));
     print_message("winning-32g: %llu constraints, %llu inputs, %llu aux\n", (unsigned long long)c,
                   (unsigned long long)n, (unsigned long long)a);
     /* window V1 (API 1.0) and V1_2 (API 1.2): one R1CS */
@@ -515,7 +499,7 @@ static void test_bincode(void **state) {
         cz_fil_post_vanilla v;
         cz_status st = cz_fil_post_vanilla_parse(&v, p, vb, l, &err);
         assert_int_equal(st, CZ_ERR_FORMAT);
-        if (!strstr(err.msg, "truncated at byte")) fail_msg("length %zu: %s", l, err.msg);
+        if (!strstr(err.msg, " at byte ") || !strstr(err.msg, ": truncated (need ")) fail_msg("length %zu: %s", l, err.msg);
         assert_null(v.sectors);
     }
     {
@@ -529,7 +513,7 @@ static void test_bincode(void **state) {
     bad[56] = 7;
     cz_fil_post_vanilla v;
     assert_int_equal(cz_fil_post_vanilla_parse(&v, p, bad, vl, &err), CZ_ERR_FORMAT);
-    assert_non_null(strstr(err.msg, "unknown ProofData variant 7 at byte 56"));
+    assert_non_null(strstr(err.msg, "inclusion_proofs[0].data at byte 56: unknown ProofData variant 7"));
     bad[56] = 1; /* Sub, for an 8-0-0 tree */
     assert_int_equal(cz_fil_post_vanilla_parse(&v, p, bad, vl, &err), CZ_ERR_FORMAT);
     assert_non_null(strstr(err.msg, "needs Single"));
@@ -537,14 +521,14 @@ static void test_bincode(void **state) {
     /* a length of 2^60 (the inclusion proofs) must not allocate */
     bad[48 + 7] = 0x10;
     assert_int_equal(cz_fil_post_vanilla_parse(&v, p, bad, vl, &err), CZ_ERR_FORMAT);
-    assert_non_null(strstr(err.msg, "inclusion_proofs: length"));
+    assert_non_null(strstr(err.msg, "inclusion_proofs at byte 48: length"));
     memcpy(bad, vb, vl);
     /* an index out of range: the first path level's index (after 7 hashes) */
     size_t idx_at = 56 + 4 + 64 + 8 + 8 + 7 * 32;
     bad[idx_at] = 8;
     assert_int_equal(cz_fil_post_vanilla_parse(&v, p, bad, vl, &err), CZ_ERR_FORMAT);
     print_message("bad index: %s\n", err.msg);
-    assert_non_null(strstr(err.msg, "inclusion_proofs[0].data.Single.path.path[0].index: 8 at byte 364"));
+    assert_non_null(strstr(err.msg, "inclusion_proofs[0].data.Single.path.path[0].index at byte 364: index 8 out of range"));
     memcpy(bad, vb, vl);
     /* trailing bytes */
     bad[vl] = 0;
@@ -568,7 +552,7 @@ static void test_bincode(void **state) {
         assert_null(back.vanilla);
     }
     assert_int_equal(cz_fil_post_request_parse(&back, e1, l1 - 1, &err), CZ_ERR_FORMAT);
-    assert_non_null(strstr(err.msg, "sector proof 0: "));
+    assert_non_null(strstr(err.msg, "sector proof 0 length at byte 88: "));
     print_message("truncated envelope: %s\n", err.msg);
     /* wrong numbers of sector proofs */
     uint8_t *e3;
@@ -677,7 +661,7 @@ static void test_bincode_large_shapes(void **state) {
         size_t at = 56 + 4 + 8 + 9 * (8 + 7 * 32 + 8) + 8 + 8 + 40;
         assert_int_equal(cz_fil_post_vanilla_parse(&back, p, b, at, &err), CZ_ERR_FORMAT);
         char want[128];
-        snprintf(want, sizeof want, "inclusion_proofs[0].data.%s.sub_proof.path[0].hashes[1]: truncated at byte %zu",
+        snprintf(want, sizeof want, "inclusion_proofs[0].data.%s.sub_proof.path[0].hashes[1] at byte %zu: truncated",
                  p->tree_top_arity ? "Top" : "Sub", at - 8);
         if (!strstr(err.msg, want)) fail_msg("%s", err.msg);
         cz_fil_post_vanilla_free(&v);

@@ -13,24 +13,6 @@
 #include "cuzk/fil_post.h"
 #include "cuzk/r1cs_hash.h"
 
-#ifndef CUZK_SANITIZED /* the helpers serve the unsanitized test only */
-static inline uint64_t jint(json_t *o, const char *k) {
-    json_t *v = json_object_get(o, k);
-    assert_true(json_is_integer(v));
-    return (uint64_t)json_integer_value(v);
-}
-
-static inline json_t *counts_of(json_t *circuits, const char *circuit) {
-    json_t *a = json_object_get(circuits, "counts");
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        json_t *c = json_array_get(a, i);
-        if (!strcmp(json_string_value(json_object_get(c, "circuit")), circuit)) return c;
-    }
-    fail_msg("circuits.json has no %s", circuit);
-    return NULL;
-}
-#endif
-
 /* circuits.json: window-post-32g, streamed (counting pass only); skipped
  * under the sanitizers. */
 static void test_counts_window_32g_streaming(void **state) {
@@ -45,10 +27,10 @@ static void test_counts_window_32g_streaming(void **state) {
     assert_int_equal(cz_r1cs_count_stream(cz_fil_post_synth, &ctx, &f), CZ_OK);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     json_t *circuits = fil_load_json("filecoin/circuits.json");
-    json_t *j = counts_of(circuits, "window-post-32g");
-    assert_int_equal(f.constraints, jint(j, "constraints"));
-    assert_int_equal(f.inputs, jint(j, "inputs_with_one"));
-    assert_int_equal(f.aux, jint(j, "aux"));
+    json_t *j = fil_counts_of(circuits, "window-post-32g");
+    assert_int_equal(f.constraints, fil_jint(j, "constraints"));
+    assert_int_equal(f.inputs, fil_jint(j, "inputs_with_one"));
+    assert_int_equal(f.aux, fil_jint(j, "aux"));
     print_message("window-post-32g: %llu constraints, %llu inputs, %llu aux (%.1f s)\n",
                   (unsigned long long)f.constraints, (unsigned long long)f.inputs, (unsigned long long)f.aux,
                   (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
