@@ -10,6 +10,7 @@ PKGS=(build-essential cmake pkg-config git
       python3-grpcio python3-grpc-tools                   # test_grpc: the independent gRPC client
       clang libclang-rt-14-dev gnuplot-nox
       python3    # tests: the independent R1CS fingerprint, C1 tampering
+      valgrind   # tests/ctime: constant-time checks under memcheck (and its memcheck.h)
       postgresql # test_store: the job store's tests start their own server (initdb, postgres)
       libpq-dev  # cz_store: the PostgreSQL client library (the job store)
       chromium fonts-dejavu-core)  # test_status_page: cuzkd's status page in a headless browser (large: about 360 MB installed, with chromium-common)
