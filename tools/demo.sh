@@ -30,9 +30,18 @@ jstr() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"; }
 
 echo "== cuzk demo: $proofs PoRep-shaped proofs ($preset, $parts partitions each) through cuzkd"
 mkdir -p "$params"
+# Cached parameters fit only the circuit they were made for: the R1CS
+# fingerprint of the preset is kept next to them, and a different one (the
+# circuit changed in a newer cuzk) means a new setup.
+digest=$("$cuzk" circuit-info --circuit "$preset" | awk '$1 == "digest" {print $2}')
 if [ ! -s "$params/$preset.params" ] || [ ! -s "$params/$preset.meta" ]; then
   echo "-- parameters: none cached in $params; running a local trusted setup (once)"
-  "$cuzk" setup --circuit "$preset" -o "$params/$preset.params"
+  "$cuzk" setup --circuit "$preset" --force -o "$params/$preset.params"
+  echo "$digest" >"$params/$preset.digest"
+elif [ "$(cat "$params/$preset.digest" 2>/dev/null)" != "$digest" ]; then
+  echo "-- parameters: $params/$preset.params was made for another version of $preset; a new setup"
+  "$cuzk" setup --circuit "$preset" --force -o "$params/$preset.params"
+  echo "$digest" >"$params/$preset.digest"
 else
   echo "-- parameters: cached in $params/$preset.params"
 fi
