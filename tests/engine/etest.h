@@ -40,6 +40,15 @@ static inline void et_config(cz_engine_config *c, fake_backend *f)
         c->timeline_file = stderr;
 }
 
+/* The fake back-end with one circuit "c" (params 100, abc 10, rest 10
+ * bytes; proof_bytes per partition) and et_config's engine config. */
+static inline void et_one_circuit(fake_backend *f, cz_engine_config *c, size_t proof_bytes)
+{
+    fake_init(f);
+    fake_add_circuit(f, "c", 100, 10, 10, proof_bytes);
+    et_config(c, f);
+}
+
 static inline cz_engine *et_create(const cz_engine_config *c)
 {
     cz_engine *e = NULL;

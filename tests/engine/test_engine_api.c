@@ -202,10 +202,8 @@ static void test_idempotent_request_ids(void **state)
 {
     (void)state;
     fake_backend f;
-    fake_init(&f);
-    fake_add_circuit(&f, "c", 100, 10, 10, PB);
     cz_engine_config c;
-    et_config(&c, &f);
+    et_one_circuit(&f, &c, PB);
     c.start_paused = true;
     cz_engine *e = et_create(&c);
     cz_job_request rq = {.circuit_id = "c", .payload = "alpha", .payload_len = 5,
@@ -626,10 +624,8 @@ static void test_submit_races_shutdown(void **state)
 {
     (void)state;
     fake_backend f;
-    fake_init(&f);
-    fake_add_circuit(&f, "c", 100, 10, 10, PB);
     cz_engine_config c;
-    et_config(&c, &f);
+    et_one_circuit(&f, &c, PB);
     gate_init(&g_estimate);
     real_estimate = c.backend.estimate;
     c.backend.estimate = blocking_estimate;
@@ -769,10 +765,8 @@ static void test_cancel_returns_at_once(void **state)
 {
     (void)state;
     fake_backend f;
-    fake_init(&f);
-    fake_add_circuit(&f, "c", 100, 10, 10, PB);
     cz_engine_config c;
-    et_config(&c, &f);
+    et_one_circuit(&f, &c, PB);
     c.partition_workers = 2;
     c.workers_per_device = 1; /* one prover */
     c.finalizers = 1;
@@ -833,10 +827,8 @@ static void test_unread_results_kept(void **state)
 {
     (void)state;
     fake_backend f;
-    fake_init(&f);
-    fake_add_circuit(&f, "c", 100, 10, 10, PB);
     cz_engine_config c;
-    et_config(&c, &f);
+    et_one_circuit(&f, &c, PB);
     c.result_retention_count = 2;
     cz_engine *e = et_create(&c);
     /* four proofs nobody has fetched, one failure: the count limit drops

@@ -89,10 +89,8 @@ static void test_slow_parse_does_not_block_dispatch(void **state)
 {
     (void)state;
     fake_backend f;
-    fake_init(&f);
-    fake_add_circuit(&f, "c", 100, 10, 10, PB);
     cz_engine_config c;
-    et_config(&c, &f);
+    et_one_circuit(&f, &c, PB);
     c.partition_workers = 2;
     cz_engine *e = et_create(&c);
     fake_gate(&f, -1, true);
@@ -120,10 +118,8 @@ static void test_refused_ids_leave_nothing(void **state)
 {
     (void)state;
     fake_backend f;
-    fake_init(&f);
-    fake_add_circuit(&f, "c", 100, 10, 10, PB);
     cz_engine_config c;
-    et_config(&c, &f);
+    et_one_circuit(&f, &c, PB);
     cz_engine *e = et_create(&c);
     et_await_check(e, et_submit(e, "c", "x", 1, CZ_PRIO_NORMAL, NULL), "x", PB);
     char msg[256], id[64];
@@ -151,10 +147,8 @@ static void test_queue_bounds(void **state)
 {
     (void)state;
     fake_backend f;
-    fake_init(&f);
-    fake_add_circuit(&f, "c", 100, 10, 10, PB);
     cz_engine_config c;
-    et_config(&c, &f);
+    et_one_circuit(&f, &c, PB);
     c.start_paused = true;
     c.max_queued_jobs = 3;
     c.max_queued_bytes = 20;
