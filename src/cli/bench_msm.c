@@ -14,6 +14,13 @@
  * its efficiency: below 1 means fewer than one full mixed addition per point.
  * Also reported: the process's CPU time (user + system, all threads) per
  * MSM, which on a shared machine varies far less than the wall time.
+ *
+ * --sweep W checks the window planner: it times the automatic plan and
+ * every forced window within W bits of the planner's choice, one MSM of
+ * each per round for --samples rounds, and prints each median and the
+ * automatic plan's time over the best one's (a printout, not a test:
+ * timings on a shared machine are too noisy to assert on). --points N
+ * times N points instead of 2^K (e.g. a prover's merged H + L MSM).
  */
 #include "bench_util.h"
 #include "opts.h"
@@ -62,6 +69,30 @@ static void rand_scalars(cz_scalar *s, size_t n, int zeros, int ones)
         } while (s[i].l[3] > CZ_FR_MODULUS[3] ||
                  (s[i].l[3] == CZ_FR_MODULUS[3] && s[i].l[2] >= CZ_FR_MODULUS[2]));
     }
+}
+
+static int cmp_ms(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v). */
+static double median_ms(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_ms);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* cs[0] = 0 (the automatic plan), then every window from c - width to
+ * c + width within [1, CZ_MSM_MAX_WINDOW]; returns the count. */
+static int sweep_windows(unsigned *cs, unsigned c, int width)
+{
+    int nc = 0;
+    cs[nc++] = 0;
+    for (int w = (int)c - width; w <= (int)c + width; w++)
+        if (w >= 1 && w <= CZ_MSM_MAX_WINDOW) cs[nc++] = (unsigned)w;
+    return nc;
 }
 
 #define BENCH_GROUP(G)                                                                        \
@@ -135,6 +166,48 @@ static int G##_bench(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *
     free(b);                                                                                   \
     free(s);                                                                                   \
     return rc;                                                                                 \
+}                                                                                              \
+/* --sweep: the automatic plan (cs[0] = 0) and the forced windows around   */                 \
+/* its choice (sweep_windows), one MSM of each per round (interleaved: a   */                 \
+/* slow spell of a shared machine hits every window alike, and the order   */                 \
+/* rotates from round to round); ms[k] and                                 */                 \
+/* cpu[k]: medians over the rounds of the wall and process CPU times.      */                 \
+static int G##_sweep(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *o,           \
+                     int samples, int width, unsigned *cs, int *nc, double *ms, double *cpu)   \
+{                                                                                              \
+    cz_##G##_affine *b = malloc(n * sizeof *b);                                                \
+    cz_scalar *s = malloc(n * sizeof *s);                                                      \
+    size_t nt = (size_t)samples * (2 * (size_t)width + 2);                                     \
+    double *t = malloc(2 * nt * sizeof *t), *u = t ? t + nt : NULL;                            \
+    int rc = 1;                                                                                \
+    if (b && s && t) {                                                                         \
+        G##_make_bases(b, n);                                                                  \
+        rand_scalars(s, n, zeros, ones);                                                       \
+        cz_##G##_jac r;                                                                        \
+        o->window = 0;                                                                         \
+        rc = cz_msm_##G(&r, b, s, n, pool, o) != CZ_OK;                                        \
+        *nc = sweep_windows(cs, o->info->window, width);                                       \
+        for (int i = 0; i < samples && !rc; i++)                                               \
+            for (int q = 0; q < *nc && !rc; q++) {                                             \
+                int k = (q + i) % *nc; /* each round starts one window later */               \
+                o->window = cs[k];                                                             \
+                size_t j = (size_t)k * (size_t)samples + (size_t)i;                            \
+                double t0 = cz_now_ns(), c0 = process_cpu_ms();                                \
+                rc = cz_msm_##G(&r, b, s, n, pool, o) != CZ_OK;                                \
+                t[j] = (cz_now_ns() - t0) / 1e6;                                               \
+                u[j] = process_cpu_ms() - c0;                                                  \
+            }                                                                                  \
+        for (int k = 0; k < *nc && !rc; k++) {                                                 \
+            ms[k] = median_ms(t + (size_t)k * (size_t)samples, samples);                       \
+            cpu[k] = median_ms(u + (size_t)k * (size_t)samples, samples);                      \
+        }                                                                                      \
+        o->window = 0;                                                                         \
+        if (!rc) rc = cz_msm_##G(&r, b, s, n, pool, o) != CZ_OK; /* info: the auto plan */    \
+    }                                                                                          \
+    free(b);                                                                                   \
+    free(s);                                                                                   \
+    free(t);                                                                                   \
+    return rc;                                                                                 \
 }
 
 BENCH_GROUP(g1)
@@ -149,15 +222,56 @@ static const cz_opt msm_opts[] = {
     CZ_NUM("--zeros", "PCT", 0, 100, "percent of zero scalars"),
     CZ_NUM("--ones", "PCT", 0, 100, "percent of one scalars"),
     CZ_NUM("--samples", "S", 1, 1000, "samples (default 3; 1 from K = 18)"),
+    CZ_NUM("--points", "N", 1, 1L << 28, "N points instead of 2^K (e.g. a prover's merged H + L)"),
+    CZ_NUM("--sweep", "W", 0, 8, "also time every window within W of the automatic one (interleaved)"),
     CZ_FLAG("--no-simd", "no AVX-512 IFMA lanes"),
     CZ_FLAG("--json", "JSON instead of a table"),
     {0},
 };
 static const cz_cmd msm_cmd = {
     .name = "cuzk bench msm",
-    .synopsis = "--group g1|g2 --log-n K --threads T [--window C] [--buckets auto|xyzz|affine]\n        [--samples S] [--zeros PCT] [--ones PCT] [--no-simd] [--json]",
+    .synopsis = "--group g1|g2 (--log-n K | --points N) --threads T [--window C] [--buckets auto|xyzz|affine]\n        [--samples S] [--zeros PCT] [--ones PCT] [--sweep W] [--no-simd] [--json]",
     .opts = msm_opts,
 };
+
+/* The --sweep rows: each window's median wall and CPU times, then the
+ * automatic plan's time over the best forced window's, by wall time and by
+ * CPU time (1.00: the planner found the best; its cost model is meant to
+ * stay within a few percent). On a shared machine the CPU figure is the
+ * steadier one for one thread; with several threads the wall figure also
+ * prices the load balance. */
+static int report_sweep(const char *group, const char *size, long threads, const unsigned *cs, int nc,
+                        const double *ms, const double *cpu, const cz_msm_info *info, int samples,
+                        bool json)
+{
+    cz_bench_report *r = cz_bench_report_new("msm", json);
+    char name[96], extra[256];
+    int bw = 1, bc = 1;
+    for (int k = 1; k < nc; k++) {
+        if (ms[k] < ms[bw]) bw = k;
+        if (cpu[k] < cpu[bc]) bc = k;
+    }
+    for (int k = 0; k < nc; k++) {
+        char tag[16];
+        if (k == 0) snprintf(tag, sizeof tag, "auto");
+        else snprintf(tag, sizeof tag, "c%u", cs[k]);
+        snprintf(extra, sizeof extra, "\"window\":%u,\"samples\":%d,\"simd\":%s",
+                 k ? cs[k] : info->window, samples, info->simd ? "true" : "false");
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_%s", group, size, threads, tag);
+        cz_bench_report_add(r, name, ms[k], "ms", extra);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_%s_cpu", group, size, threads, tag);
+        cz_bench_report_add(r, name, cpu[k], "ms", NULL);
+    }
+    snprintf(name, sizeof name, "msm_%s_%s_t%ld_auto_vs_best", group, size, threads);
+    snprintf(extra, sizeof extra, "\"auto_window\":%u,\"best_window\":%u,\"clock\":\"wall\"",
+             info->window, cs[bw]);
+    cz_bench_report_add(r, name, ms[0] / ms[bw], "x", extra);
+    snprintf(name, sizeof name, "msm_%s_%s_t%ld_auto_vs_best_cpu", group, size, threads);
+    snprintf(extra, sizeof extra, "\"auto_window\":%u,\"best_window\":%u,\"clock\":\"cpu\"",
+             info->window, cs[bc]);
+    cz_bench_report_add(r, name, cpu[0] / cpu[bc], "x", extra);
+    return cz_bench_report_finish(r);
+}
 
 int cz_bench_msm(int argc, char **argv)
 {
@@ -172,12 +286,17 @@ int cz_bench_msm(int argc, char **argv)
     long zeros = cz_opt_num(&oa, "--zeros", 0);
     long ones = cz_opt_num(&oa, "--ones", 0);
     long samples = cz_opt_num(&oa, "--samples", logn >= 18 ? 1 : 3);
+    long points = cz_opt_num(&oa, "--points", 0);
+    long sweep = cz_opt_num(&oa, "--sweep", 0);
     bool json = cz_opt_flag(&oa, "--json");
     bool no_simd = cz_opt_flag(&oa, "--no-simd");
     bool g2 = !strcmp(group, "g2");
     if (!g2 && strcmp(group, "g1")) return cz_usage_error(&msm_cmd, "--group: expected g1 or g2, got '%s'", group);
     if (strcmp(bk, "auto") && strcmp(bk, "xyzz") && strcmp(bk, "affine"))
         return cz_usage_error(&msm_cmd, "--buckets: expected auto, xyzz or affine, got '%s'", bk);
+    if (points && cz_opt_num(&oa, "--log-n", -1) >= 0)
+        return cz_usage_error(&msm_cmd, "--points and --log-n exclude each other");
+    if (sweep && window) return cz_usage_error(&msm_cmd, "--sweep and --window exclude each other");
     if (zeros + ones > 100) return cz_usage_error(&msm_cmd, "--zeros + --ones: at most 100 percent, got %ld", zeros + ones);
     if ((!g2 && strcmp(group, "g1")) || logn < 0 || logn > 28 || threads < 1 || threads > 1024 ||
         window < 0 || window > CZ_MSM_MAX_WINDOW || zeros < 0 || ones < 0 || zeros + ones > 100) {
@@ -199,7 +318,23 @@ int cz_bench_msm(int argc, char **argv)
         fprintf(stderr, "cuzk bench msm: cannot create the thread pool\n");
         return 1;
     }
-    size_t n = (size_t)1 << logn;
+    size_t n = points ? (size_t)points : (size_t)1 << logn;
+    char size[32];
+    if (points) snprintf(size, sizeof size, "n%ld", points);
+    else snprintf(size, sizeof size, "2^%ld", logn);
+    if (sweep) {
+        unsigned cs[2 * 8 + 2];
+        double sms[2 * 8 + 2], scpu[2 * 8 + 2];
+        int nc = 0;
+        int src = g2 ? g2_sweep(n, (int)zeros, (int)ones, pool, &o, (int)samples, (int)sweep, cs, &nc, sms, scpu)
+                     : g1_sweep(n, (int)zeros, (int)ones, pool, &o, (int)samples, (int)sweep, cs, &nc, sms, scpu);
+        cz_pool_destroy(pool);
+        if (src) {
+            fprintf(stderr, "cuzk bench msm: out of memory or MSM error\n");
+            return 1;
+        }
+        return report_sweep(group, size, threads, cs, nc, sms, scpu, &info, (int)samples, json);
+    }
     double ms = 0, cpu = 0, madd = 0;
     int rc = g2 ? g2_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &cpu, &madd)
                 : g1_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &cpu, &madd);
@@ -211,21 +346,21 @@ int cz_bench_msm(int argc, char **argv)
     cz_bench_report *r = cz_bench_report_new("msm", json);
     char name[96], extra[512];
     snprintf(extra, sizeof extra,
-             "\"group\":\"%s\",\"log_n\":%ld,\"threads\":%ld,\"window\":%u,\"nwin\":%u,"
+             "\"group\":\"%s\",\"log_n\":%ld,\"points\":%zu,\"threads\":%ld,\"window\":%u,\"nwin\":%u,"
              "\"parts\":%u,\"buckets\":\"%s\",\"batch\":%u,\"zeros\":%ld,\"ones\":%ld,"
              "\"scratch_bytes\":%zu,\"simd\":%s",
-             group, logn, threads, info.window, info.nwin, info.nparts,
+             group, points ? -1L : logn, n, threads, info.window, info.nwin, info.nparts,
              info.affine ? "affine" : "xyzz", info.batch, zeros, ones, info.scratch_bytes,
              info.simd ? "true" : "false");
-    snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld", group, logn, threads);
+    snprintf(name, sizeof name, "msm_%s_%s_t%ld", group, size, threads);
     cz_bench_report_add(r, name, ms, "ms", extra);
-    snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld_cpu", group, logn, threads);
+    snprintf(name, sizeof name, "msm_%s_%s_t%ld_cpu", group, size, threads);
     cz_bench_report_add(r, name, cpu, "ms", NULL);
-    snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld_per_point", group, logn, threads);
+    snprintf(name, sizeof name, "msm_%s_%s_t%ld_per_point", group, size, threads);
     cz_bench_report_add(r, name, ms * 1e6 / (double)n, "ns/point", NULL);
     snprintf(name, sizeof name, "%s_xyzz_madd", group);
     cz_bench_report_add(r, name, madd, "ns/op", NULL);
-    snprintf(name, sizeof name, "msm_%s_2^%ld_t%ld_floor_ratio", group, logn, threads);
+    snprintf(name, sizeof name, "msm_%s_%s_t%ld_floor_ratio", group, size, threads);
     cz_bench_report_add(r, name, ms * 1e6 / ((double)n * madd), "x", NULL);
     return cz_bench_report_finish(r);
 }

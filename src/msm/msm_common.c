@@ -44,23 +44,53 @@ static bool use_affine(const cz_msm_opts *o, unsigned c, unsigned affine_min)
 
 /*
  * Cost model, in units of one mixed (XYZZ + affine) addition:
- *  - per window and point range: m/np bucket additions, each window at
- *    its effective width kb (the top window sees only the scalars' top
- *    bits: few buckets, run with XYZZ buckets below affine_min, and only a
- *    fraction 1 - 2^-kb of its digits is nonzero). Batched affine costs
- *    A per addition plus one inversion (I additions) per batch; XYZZ 1.0;
- *    5% dearer per bit of kb past 14, as the buckets leave L2. A and I:
- *    scalar 0.66 and 4; eight-lane IFMA (x8) 0.30 and 8 (the inversion
- *    also combines the eight lanes), measured at 2^16..2^20 (AMD Zen 4).
- *    With x8 a narrow top window is expensive next to the others, which
- *    is why c = 16 (16 windows, none narrow) often wins for 255-bit
- *    scalars.
- *  - the running-sum reduction of 2^(kb-1) buckets: batched affine two
- *    additions each (≈ 1.5 scalar, ≈ 0.7 x8); XYZZ ≈ 2.8;
+ *  - per window and point range of mp points: the additions into its
+ *    k = 2^(kb-1) buckets, kb the window's effective width (the top window
+ *    sees only the scalars' top bits: few buckets, run with XYZZ buckets
+ *    below affine_min). A fraction 2^-kb of the digits is zero, and the
+ *    first point to reach a bucket is a copy, not an addition: with mw
+ *    nonzero digits spread evenly, mw - k(1 - e^(-mw/k)) additions. That
+ *    term is what makes wide windows pay at moderate sizes (at 2^16
+ *    points and c = 16 four points in ten land in an empty bucket).
+ *    Batched affine costs A per addition plus one inversion (I additions)
+ *    per batch; XYZZ 1.0; 5% dearer per bit of kb past 14, as the buckets
+ *    leave L2. A and I: scalar MULX/ADX 0.80 and 4, eight-lane IFMA (x8)
+ *    0.30 and 8 (the inversion also combines the eight lanes). With x8 a
+ *    narrow top window is expensive next to the others, which is why
+ *    c = 16 (16 windows, none narrow) often wins for 255-bit scalars.
+ *  - the running-sum reduction: per bucket one addition of the bucket
+ *    (none when it is empty, probability e^(-mw/k)) and one of the running
+ *    sum; batched affine RA/2 each (RA ≈ 1.5 scalar, ≈ 0.7 x8), XYZZ 1.4;
+ *    the same L2 term.
  *  - tasks are spread over T threads: wall ≈ rounds × mean task;
  *  - serial tail: summing the nwin × np partial results and ~maxbits
  *    doublings.
+ * Scalar constants fitted (2026-12-01) to forced-window times at 2^16,
+ * 2^18 and 2^20 points (c = 12..17, one thread, `cuzk bench msm --sweep`):
+ * the fitted per-addition times were 208 ns for the accumulation and
+ * 192 ns for a reduction addition (XYZZ mixed addition 260 ns), RMS error
+ * 2.6% over the 14 points. Without the empty-bucket term the same times
+ * fit only with a reduction addition of 88 ns, under half of what the
+ * same batched addition costs in the accumulation; the old constants
+ * priced c = 16 at 2^16 57% dearer than c = 13 (measured: 20%).
  */
+
+/* Cost of one window of effective width kb over mp points (additions and
+ * its reduction), for the constants above. */
+static double window_cost(double mp, unsigned kb, bool waff, double A, double I, double RA)
+{
+    double k = (double)((size_t)1 << (kb - 1));
+    double a = waff ? A + I / cz__msm_batch_size(kb) : 1.0;
+    double r = waff ? RA / 2 : 1.4;
+    if (kb > 14) {
+        a *= 1.0 + 0.05 * (kb - 14);
+        r *= 1.0 + 0.05 * (kb - 14);
+    }
+    double mw = mp * (1.0 - 1.0 / (double)((size_t)1 << kb));
+    double x = mw / k, e = x < 40 ? exp(-x) : 0.0;
+    return (mw - k * (1.0 - e)) * a + k * (2.0 - e) * r;
+}
+
 void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
                   const cz_msm_opts *opts, unsigned cap_c, unsigned affine_min, bool x8)
 {
@@ -71,7 +101,7 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
     if (forced) cmin = cmax = forced;
     unsigned maxparts = threads == 1 ? 1 : threads * 4;
     if (maxparts > CZ_MSM_MAX_PARTS) maxparts = CZ_MSM_MAX_PARTS;
-    const double A = x8 ? 0.30 : 0.66, I = x8 ? 8.0 : 4.0, RA = x8 ? 0.7 : 1.5;
+    const double A = x8 ? 0.30 : 0.80, I = x8 ? 8.0 : 4.0, RA = x8 ? 0.7 : 1.5;
 
     double best = INFINITY;
     pl->c = cmin;
@@ -79,28 +109,36 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
     for (unsigned c = cmin; c <= cmax; c++) {
         bool aff = use_affine(opts, c, affine_min);
         unsigned nwin = (maxbits + 1 + c - 1) / c;
-        /* per-point cost summed over the windows, and the bucket reductions */
-        double add = 0, red = 0;
-        for (unsigned w = 0; w < nwin; w++) {
-            unsigned kb = cz__msm_window_bits(maxbits, c, w);
-            bool waff = aff && (kb >= affine_min || forced_affine);
-            double a = waff ? A + I / cz__msm_batch_size(kb) : 1.0;
-            if (kb > 14) a *= 1.0 + 0.05 * (kb - 14);
-            if (kb < 8) a *= 1.0 - 1.0 / (double)(1u << kb);
-            add += a;
-            red += (double)((size_t)1 << (kb - 1)) * (waff ? RA : 2.8);
-        }
+        /* windows 0..nfull-1 are c bits wide; only the top one or two
+         * differ, so each (c, np) prices at most three distinct widths */
+        unsigned nfull = maxbits / c < nwin ? maxbits / c : nwin;
+        bool full_aff = aff && (c >= affine_min || forced_affine);
+        /* Lower bound of a task's cost, whatever np: each full window's
+         * reduction visits its k buckets at least once (2 - e >= 1). The
+         * bound with the task overheads grows with np, so once it reaches
+         * the best cost no larger np (and, at np = 1, no np) can win:
+         * this keeps the plan cheap with many threads, where every
+         * window_cost would otherwise call exp. */
+        double rf = full_aff ? RA / 2 : 1.4;
+        if (c > 14) rf *= 1.0 + 0.05 * (c - 14);
+        double task_floor = (double)nfull * (double)((size_t)1 << (c - 1)) * rf / nwin;
         for (unsigned np = 1; np <= maxparts; np++) {
             double ntasks = (double)nwin * np;
+            if (ceil(ntasks / threads) * task_floor + ntasks * 1.4 + (double)maxbits * 1.2 >= best) break;
+            double mp = (double)m / np, work = 0;
+            if (nfull) work += nfull * window_cost(mp, c, full_aff, A, I, RA);
+            for (unsigned w = nfull; w < nwin; w++) {
+                unsigned kb = cz__msm_window_bits(maxbits, c, w);
+                work += window_cost(mp, kb, aff && (kb >= affine_min || forced_affine), A, I, RA);
+            }
             double rounds = ceil(ntasks / threads);
-            double task = ((double)m / np * add + red) / nwin;
-            double cost = rounds * task + ntasks * 1.4 + (double)maxbits * 1.2;
+            double cost = rounds * (work / nwin) + ntasks * 1.4 + (double)maxbits * 1.2;
             if (cost < best) {
                 best = cost;
                 pl->c = c;
                 pl->nparts = np;
             }
-            if ((double)m / np < 1.0) break;
+            if (mp < 1.0) break;
         }
     }
     pl->nwin = (maxbits + 1 + pl->c - 1) / pl->c;

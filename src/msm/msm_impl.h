@@ -652,13 +652,18 @@ static bool S(use_x8)(const cz_msm_opts *opts)
 
 /* The plan used for the scratch bound: every scalar general. The real
  * plan is capped at this c; since the best c depends on how the top window
- * falls, the widest c chosen for any width from 250 to 256 bits is kept,
- * so that the cap does not bind for full-width scalars. */
+ * falls, the widest c chosen for any full width (254 to 256 bits: Fr
+ * values have 254 or 255) is kept, so that the cap does not bind for
+ * full-width scalars. Narrower widths are left out on purpose: the cost
+ * model can prefer a wider window for them (250 bits: c = 14 where 255
+ * bits take 13 at 2^16), which would double the bound — and the budget
+ * every partition is charged — for scalars a proof never has; such
+ * scalars only lose the wider window. */
 static void S(bound_plan)(cz_msm_plan *pl, size_t n, unsigned threads, const cz_msm_opts *opts)
 {
     bool x8 = S(use_x8)(opts);
     cz__msm_plan(pl, n, 256, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8);
-    for (unsigned bits = 250; bits < 256; bits++) {
+    for (unsigned bits = 254; bits < 256; bits++) {
         cz_msm_plan t;
         cz__msm_plan(&t, n, bits, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8);
         if (t.c > pl->c) pl->c = t.c;
