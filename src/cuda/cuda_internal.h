@@ -74,8 +74,8 @@ CZ_WUR cz_status czc_gather(cz_scalar *d_dst, const cz_scalar *d_src, uint64_t n
 
 /* ---- MSM (G1) --------------------------------------------------------------------- */
 typedef struct {
-    unsigned window;     /* 0: cz_d_msm_window(n); else 1..20 */
-    unsigned chunk_log;  /* points per sorting pass = 2^chunk_log (0: 24) */
+    unsigned window;     /* 0: cz_d_msm_window(n); else 1..CZ_MSM_WINDOW_MAX (20) */
+    unsigned chunk_log;  /* points per sorting pass = 2^chunk_log (0: 24; see dev_launch.h) */
 } czc_msm_cfg;
 
 /* Device bytes czc_msm_g1 allocates for n points (an upper bound). */
@@ -85,6 +85,23 @@ size_t czc_msm_g1_scratch_bytes(uint64_t n, const czc_msm_cfg *cfg);
  * on every path, synchronises s. */
 CZ_WUR cz_status czc_msm_g1(cz_g1_jac *out, const cz_g1_affine *d_bases, const cz_scalar *d_scalars, uint64_t n,
                             const czc_msm_cfg *cfg, cudaStream_t s, cz_errbuf *err);
+
+/* ---- device self-checks ------------------------------------------------------------ */
+/* Compares __umul64hi, __popcll, __brevll with their host emulations
+ * (dev_intrin.h) on n value pairs (edge values first, then pseudo-random
+ * from seed) on the device; *mismatches receives the count (0 expected).
+ * Synchronises s. */
+CZ_WUR cz_status czc_check_intrin(uint64_t n, uint64_t seed, uint64_t *mismatches, cudaStream_t s,
+                                  cz_errbuf *err);
+
+/* cz_d_mont_mul32 (dev_mul32.h, the device's PTX carry chains) vs the
+ * 64-bit CIOS for Fp and Fr on n pseudo-random pairs; *mismatches
+ * receives the count (0 expected). Synchronises s. */
+CZ_WUR cz_status czc_check_mul32(uint64_t n, uint64_t seed, uint64_t *mismatches, cudaStream_t s, cz_errbuf *err);
+/* Device time (*ms) of nthreads threads doing iters dependent Fp
+ * multiplications each; variant 0: 64-bit CIOS, 1: 32-bit carry chains. */
+CZ_WUR cz_status czc_bench_mul(int variant, uint64_t nthreads, unsigned iters, double *ms, cudaStream_t s,
+                               cz_errbuf *err);
 
 /* ---- benchmark helpers ---------------------------------------------------------------- */
 /* d_out[i] = d_src[i mod k] for i < n (bases for timing runs). Async. */

@@ -8,10 +8,13 @@
  * the whole pipeline (NTT, quotient, MSM) with the CPU library. That is
  * valid because every kernel below is race-free by construction: the
  * threads of one launch write disjoint locations and read nothing another
- * thread of the same launch writes (the counting-sort scatter, which uses
- * atomics, is the one exception; the host test replaces it by a
- * sequential counting sort, which produces one of the orders the device
- * may produce — bucket sums do not depend on the order).
+ * thread of the same launch writes, except through CZ_ATOMIC_ADD_U32
+ * (dev_intrin.h): the counting sort's count and scatter. The replay runs a
+ * launch's threads one after the other, which serves the atomics in one
+ * of the orders the device may serve them (bucket sums do not depend on
+ * the order). The block scan's shared-memory phases are separate
+ * functions so the replay can run them phase by phase (see below). The
+ * launch parameters are in dev_launch.h, shared with the replay.
  *
  * NTT (n = 2^log_n, in place, natural order in and out): bit-reversal
  * permutation, then log_n radix-2 decimation-in-time stages; stage s
@@ -34,30 +37,18 @@
 #define CUZK_CUDA_DEV_ALGO_H
 
 #include "cuda/dev_arith.h"
+#include "cuda/dev_launch.h"
 
 #define CZ_DEV_TAB_BITS 16
 #define CZ_DEV_TAB_LO ((uint64_t)1 << CZ_DEV_TAB_BITS)
 #define CZ_DEV_MSM_SIGN 0x80000000u
 
-CZ_HD unsigned cz_d_popc64(uint64_t v)
-{
-#ifdef __CUDA_ARCH__
-    return (unsigned)__popcll(v);
-#else
-    return (unsigned)__builtin_popcountll(v);
-#endif
-}
+CZ_HD unsigned cz_d_popc64(uint64_t v) { return (unsigned)CZ_POPCLL(v); }
 
 CZ_HD uint64_t cz_d_bitrev(uint64_t i, unsigned log_n)
 {
     if (log_n == 0) return 0;
-#ifdef __CUDA_ARCH__
-    return __brevll(i) >> (64 - log_n);
-#else
-    uint64_t r = 0;
-    for (unsigned b = 0; b < log_n; b++) r |= ((i >> b) & 1) << (log_n - 1 - b);
-    return r;
-#endif
+    return CZ_BREVLL(i) >> (64 - log_n);
 }
 
 /* ---- NTT --------------------------------------------------------------- */
@@ -195,8 +186,6 @@ CZ_HD uint32_t cz_d_scalar_bits(const cz_scalar *s, unsigned pos, unsigned len)
     return (uint32_t)(v & (((uint64_t)1 << len) - 1));
 }
 
-CZ_HD unsigned cz_d_msm_nwin(unsigned c) { return (256 + c - 1) / c; }
-
 /* signed digit of window w (window width c, 1 <= c <= 20) */
 CZ_HD int32_t cz_d_msm_digit(const cz_scalar *s, unsigned w, unsigned c)
 {
@@ -279,16 +268,120 @@ CZ_HD void cz_d_msm_combine(cz_g1_xyzz *out, const cz_g1_xyzz *win, unsigned nwi
     *out = acc;
 }
 
-/* Window width for n general points (GPU cost model: enough buckets to keep
- * ~10^5 threads busy, few enough that the reduction stays small). */
-CZ_HD unsigned cz_d_msm_window(uint64_t n)
+/* ---- MSM kernels' per-thread bodies ------------------------------------------
+ * One function per kernel of czc_msm_g1, with the kernel's bound check
+ * inside, so kernels.cu and the host replay run exactly this code with the
+ * grid of dev_launch.h. cnt / cursor / off rows have nb + 1 entries per
+ * window (the last holds the window's total after the scan). */
+
+/* count, thread i of cz_d_grid(len)·CZ_DEV_BLOCK: one atomic per nonzero digit */
+CZ_HD void cz_d_msm_count(const cz_scalar *sc, uint64_t len, unsigned c, unsigned nwin, uint32_t nb,
+                          uint32_t *cnt, uint64_t i)
 {
-    unsigned lg = 0;
-    while (lg < 63 && ((uint64_t)1 << (lg + 1)) <= n) lg++;
-    unsigned c = lg > 4 ? lg - 4 : 1;
-    if (c < 4) c = 4;
-    if (c > 16) c = 16;
-    return c;
+    if (i >= len) return;
+    cz_scalar s = sc[i];
+    if (cz_d_scalar_kind(&s) != 2) return;
+    for (unsigned w = 0; w < nwin; w++) {
+        int32_t d = cz_d_msm_digit(&s, w, c);
+        if (d) (void)CZ_ATOMIC_ADD_U32(&cnt[(uint64_t)w * (nb + 1) + (uint32_t)(d < 0 ? -d : d) - 1], 1u);
+    }
+}
+
+/* scan: block b (window b) of CZ_MSM_SCAN_THREADS threads, exclusive prefix
+ * of the window's nb + 1 counts in place and a copy into the cursors. The
+ * kernel runs four phases separated by __syncthreads; the replay runs each
+ * phase for all threads of the block before the next:
+ *   1. scan_local: thread t sums its segment into sums[t];
+ *   2. for off = 1, 2, 4, .. < CZ_MSM_SCAN_THREADS:
+ *        v = scan_read(t, off) for every t; barrier; scan_add(t, v); barrier
+ *      (Hillis-Steele inclusive scan of sums);
+ *   3. scan_write: thread t writes its segment's exclusive offsets. */
+CZ_HD void cz_d_msm_scan_segment(uint32_t nb, unsigned t, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t len = nb + 1, seg = (len + CZ_MSM_SCAN_THREADS - 1) / CZ_MSM_SCAN_THREADS;
+    uint32_t l = t * seg;
+    *lo = l < len ? l : len;
+    *hi = l + seg < len ? l + seg : len;
+}
+
+CZ_HD uint32_t cz_d_msm_scan_local(uint32_t *sums, const uint32_t *cnt, uint32_t nb, uint64_t b, unsigned t)
+{
+    const uint32_t *row = cnt + b * (nb + 1);
+    uint32_t lo, hi, local = 0;
+    cz_d_msm_scan_segment(nb, t, &lo, &hi);
+    for (uint32_t k = lo; k < hi; k++) local += row[k];
+    sums[t] = local;
+    return local;
+}
+
+CZ_HD uint32_t cz_d_msm_scan_read(const uint32_t *sums, unsigned t, unsigned off) { return t >= off ? sums[t - off] : 0; }
+
+CZ_HD void cz_d_msm_scan_add(uint32_t *sums, unsigned t, uint32_t v) { sums[t] += v; }
+
+CZ_HD void cz_d_msm_scan_write(uint32_t *cnt, uint32_t *cursor, uint32_t nb, const uint32_t *sums, uint32_t local,
+                               uint64_t b, unsigned t)
+{
+    uint32_t *row = cnt + b * (nb + 1), *cur = cursor + b * (nb + 1);
+    uint32_t lo, hi, run = sums[t] - local;
+    cz_d_msm_scan_segment(nb, t, &lo, &hi);
+    for (uint32_t k = lo; k < hi; k++) {
+        uint32_t v = row[k];
+        row[k] = run;
+        cur[k] = run;
+        run += v;
+    }
+}
+
+/* scatter, thread i: entry (i | sign) at the bucket's next free slot; the
+ * order inside a bucket is whatever order the atomics are served in */
+CZ_HD void cz_d_msm_scatter(const cz_scalar *sc, uint64_t len, unsigned c, unsigned nwin, uint32_t nb,
+                            uint32_t *cursor, uint32_t *sorted, uint64_t stride, uint64_t i)
+{
+    if (i >= len) return;
+    cz_scalar s = sc[i];
+    if (cz_d_scalar_kind(&s) != 2) return;
+    for (unsigned w = 0; w < nwin; w++) {
+        int32_t d = cz_d_msm_digit(&s, w, c);
+        if (!d) continue;
+        uint32_t pos = CZ_ATOMIC_ADD_U32(&cursor[(uint64_t)w * (nb + 1) + (uint32_t)(d < 0 ? -d : d) - 1], 1u);
+        sorted[(uint64_t)w * stride + pos] = (uint32_t)i | (d < 0 ? CZ_DEV_MSM_SIGN : 0u);
+    }
+}
+
+/* accumulate, thread idx < nwin·nb: bucket (idx / nb, idx % nb) += its
+ * chunk's points (bases of the chunk; buckets persist over chunks) */
+CZ_HD void cz_d_msm_acc(cz_g1_xyzz *buckets, const uint32_t *sorted, const uint32_t *off, const cz_g1_affine *bases,
+                        unsigned nwin, uint32_t nb, uint64_t stride, uint64_t idx)
+{
+    if (idx >= (uint64_t)nwin * nb) return;
+    uint64_t w = idx / nb, b = idx % nb;
+    const uint32_t *o = off + w * (nb + 1) + b;
+    if (o[1] == o[0]) return;
+    cz_d_msm_bucket_sum(&buckets[idx], sorted + w * stride, o[0], o[1], bases);
+}
+
+/* reduce, thread idx < nwin·G: group idx % G of window idx / G */
+CZ_HD void cz_d_msm_reduce(cz_g1_xyzz *grp, const cz_g1_xyzz *buckets, unsigned nwin, uint32_t nb, uint32_t G,
+                           uint64_t idx)
+{
+    if (idx >= (uint64_t)nwin * G) return;
+    uint64_t w = idx / G;
+    uint32_t g = (uint32_t)(idx % G), per = nb / G;
+    cz_d_msm_reduce_group(&grp[idx], buckets + w * nb, g * per, (g + 1) * per);
+}
+
+/* fold, thread idx < rows·half: one pairwise step of the tree sum of rows of len */
+CZ_HD void cz_d_fold(cz_g1_xyzz *p, uint64_t len, uint64_t half, uint64_t rows, uint64_t idx)
+{
+    if (idx >= rows * half) return;
+    cz_d_xyzz_fold(p, len, half, idx / half, idx % half);
+}
+
+/* scalar = 1 sums, thread t < T */
+CZ_HD void cz_d_msm_ones_thread(cz_g1_xyzz *part, const cz_g1_affine *bases, const cz_scalar *sc, uint64_t n,
+                                uint64_t T, uint64_t t)
+{
+    if (t < T) cz_d_msm_ones(part, bases, sc, n, T, t);
 }
 
 #endif /* CUZK_CUDA_DEV_ALGO_H */

@@ -13,9 +13,10 @@
  * cz_fr, cz_fp2, cz_g1_affine (infinity = (0,0)), cz_g1_xyzz (infinity:
  * ZZ = 0). Buffers move between host and device without conversion.
  *
- * 64x64->128 products: unsigned __int128 on the host, __umul64hi on the
- * device (the GPU has no 64-bit multiplier; nvcc splits it into 32-bit
- * IMADs). Montgomery multiplication is CIOS with a final conditional
+ * 64x64->128 products: the low word is a plain 64-bit product, the high
+ * word CZ_UMUL64HI (dev_intrin.h): __umul64hi on the device (the GPU has
+ * no 64-bit multiplier; nvcc splits it into 32-bit IMADs), a bit-exact
+ * emulation on the host, so the host tests run the device's source. Montgomery multiplication is CIOS with a final conditional
  * subtraction (both moduli leave a spare top bit, so no extra carry word
  * survives).
  *
@@ -31,23 +32,8 @@
 
 #include "cuzk/curve.h"
 
-#ifdef __CUDACC__
-#define CZ_HD static __host__ __device__ __forceinline__
-/* point formulas: one out-of-line copy per kernel file instead of one per
- * call site (each is ~10 inlined Montgomery multiplications; inlining them
- * everywhere multiplied ptxas time and code size without a measured gain) */
-#define CZ_HD_PT static inline __host__ __device__ __noinline__
-#else
-#define CZ_HD static inline
-#define CZ_HD_PT static inline
-#endif
-/* full unrolling of the limb loops: device pass only (gcc, also as nvcc's
- * host compiler, would warn about the unknown pragma) */
-#ifdef __CUDA_ARCH__
-#define CZ_UNROLL _Pragma("unroll")
-#else
-#define CZ_UNROLL
-#endif
+#include "cuda/dev_intrin.h" /* CZ_HD, CZ_UNROLL, CZ_UMUL64HI */
+#include "cuda/dev_mul32.h"  /* cz_d_mont_mul32 (selected by CZ_CUDA_MUL32) */
 
 /* Moduli, Montgomery constants -m^-1 mod 2^64, and one (R mod m).
  * Written as initialisers so each function holds them in registers
@@ -73,19 +59,15 @@
 /* returns the low word of a*b + c + d (which fits in 128 bits), *hi the high */
 CZ_HD uint64_t cz_d_mac(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *hi)
 {
-#ifdef __CUDA_ARCH__
-    uint64_t lo = a * b, h = __umul64hi(a, b);
+    /* one source for both compilations: the device's __umul64hi, the
+     * host's bit-exact emulation (dev_intrin.h) */
+    uint64_t lo = a * b, h = CZ_UMUL64HI(a, b);
     lo += c;
     h += (lo < c);
     lo += d;
     h += (lo < d);
     *hi = h;
     return lo;
-#else
-    unsigned __int128 t = (unsigned __int128)a * b + c + d;
-    *hi = (uint64_t)(t >> 64);
-    return (uint64_t)t;
-#endif
 }
 
 /* a + b + *carry (carry in {0,1}); *carry receives the carry out */
@@ -106,9 +88,9 @@ CZ_HD uint64_t cz_d_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
     return d;
 }
 
-/* r = a·b·2^(-64n) mod p for n-limb a, b < p (CIOS). n <= 6. */
-CZ_HD void cz_d_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
-                         uint64_t inv, int n)
+/* r = a·b·2^(-64n) mod p for n-limb a, b < p (CIOS over 64-bit limbs). n <= 6. */
+CZ_HD void cz_d_mont_mul64(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
+                           uint64_t inv, int n)
 {
     uint64_t t[8];
     CZ_UNROLL
@@ -137,6 +119,20 @@ CZ_HD void cz_d_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, cons
     uint64_t mask = (uint64_t)0 - use_d;
     CZ_UNROLL
     for (int j = 0; j < n; j++) r[j] = (d[j] & mask) | (t[j] & ~mask);
+}
+
+/* The Montgomery multiplication every Fp / Fr operation uses: the 64-bit
+ * CIOS, or with CZ_CUDA_MUL32 defined the 32-bit carry-chain version
+ * (dev_mul32.h; same results, off until a device run shows it is right
+ * and faster). */
+CZ_HD void cz_d_mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
+                         uint64_t inv, int n)
+{
+#ifdef CZ_CUDA_MUL32
+    cz_d_mont_mul32(r, a, b, p, inv, n);
+#else
+    cz_d_mont_mul64(r, a, b, p, inv, n);
+#endif
 }
 
 CZ_HD void cz_d_mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, int n)

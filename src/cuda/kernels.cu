@@ -26,9 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CZC_BLOCK 256
+/* launch parameters: dev_launch.h (shared with the host replay) */
+#define CZC_BLOCK CZ_DEV_BLOCK
 
-static unsigned grid_for(uint64_t n) { return (unsigned)((n + CZC_BLOCK - 1) / CZC_BLOCK); }
+static unsigned grid_for(uint64_t n) { return (unsigned)cz_d_grid(n); }
 
 #define CZC_TID() ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x)
 
@@ -82,92 +83,53 @@ __global__ void k_gather(cz_scalar *dst, const cz_scalar *src, uint64_t n, const
     if (k < n) cz_d_gather_density(dst, src, bm, prefix, k);
 }
 
+/* MSM kernels: the bodies (bound checks included) are in dev_algo.h */
 __global__ void k_msm_count(const cz_scalar *sc, uint64_t n, unsigned c, unsigned nwin, uint32_t nb, uint32_t *cnt)
 {
-    uint64_t i = CZC_TID();
-    if (i >= n) return;
-    cz_scalar s = sc[i];
-    if (cz_d_scalar_kind(&s) != 2) return;
-    for (unsigned w = 0; w < nwin; w++) {
-        int32_t d = cz_d_msm_digit(&s, w, c);
-        if (d) atomicAdd(&cnt[(uint64_t)w * (nb + 1) + (uint32_t)(d < 0 ? -d : d) - 1], 1u);
-    }
+    cz_d_msm_count(sc, n, c, nwin, nb, cnt, CZC_TID());
 }
 
-/* one block of 1024 threads per window: exclusive scan of nb + 1 counts in
- * place, and a copy into the scatter cursors */
+/* one block of CZ_MSM_SCAN_THREADS per window; the phases of dev_algo.h */
 __global__ void k_msm_scan(uint32_t *cnt, uint32_t *cursor, uint32_t nb)
 {
-    __shared__ uint32_t sums[1024];
-    uint32_t *row = cnt + (uint64_t)blockIdx.x * (nb + 1);
-    uint32_t *cur = cursor + (uint64_t)blockIdx.x * (nb + 1);
-    uint32_t len = nb + 1, seg = (len + 1023) / 1024;
-    uint32_t lo = threadIdx.x * seg, hi = lo + seg < len ? lo + seg : len;
-    uint32_t local = 0;
-    for (uint32_t b = lo; b < hi; b++) local += row[b];
-    sums[threadIdx.x] = local;
+    __shared__ uint32_t sums[CZ_MSM_SCAN_THREADS];
+    unsigned t = threadIdx.x;
+    uint32_t local = cz_d_msm_scan_local(sums, cnt, nb, blockIdx.x, t);
     __syncthreads();
-    for (unsigned off = 1; off < 1024; off <<= 1) {
-        uint32_t v = threadIdx.x >= off ? sums[threadIdx.x - off] : 0;
+    for (unsigned off = 1; off < CZ_MSM_SCAN_THREADS; off <<= 1) {
+        uint32_t v = cz_d_msm_scan_read(sums, t, off);
         __syncthreads();
-        sums[threadIdx.x] += v;
+        cz_d_msm_scan_add(sums, t, v);
         __syncthreads();
     }
-    uint32_t run = sums[threadIdx.x] - local;
-    for (uint32_t b = lo; b < hi; b++) {
-        uint32_t v = row[b];
-        row[b] = run;
-        cur[b] = run;
-        run += v;
-    }
+    cz_d_msm_scan_write(cnt, cursor, nb, sums, local, blockIdx.x, t);
 }
 
 __global__ void k_msm_scatter(const cz_scalar *sc, uint64_t n, unsigned c, unsigned nwin, uint32_t nb,
                               uint32_t *cursor, uint32_t *sorted, uint64_t stride)
 {
-    uint64_t i = CZC_TID();
-    if (i >= n) return;
-    cz_scalar s = sc[i];
-    if (cz_d_scalar_kind(&s) != 2) return;
-    for (unsigned w = 0; w < nwin; w++) {
-        int32_t d = cz_d_msm_digit(&s, w, c);
-        if (!d) continue;
-        uint32_t pos = atomicAdd(&cursor[(uint64_t)w * (nb + 1) + (uint32_t)(d < 0 ? -d : d) - 1], 1u);
-        sorted[(uint64_t)w * stride + pos] = (uint32_t)i | (d < 0 ? CZ_DEV_MSM_SIGN : 0u);
-    }
+    cz_d_msm_scatter(sc, n, c, nwin, nb, cursor, sorted, stride, CZC_TID());
 }
 
 __global__ void k_msm_acc(cz_g1_xyzz *buckets, const uint32_t *sorted, const uint32_t *off, const cz_g1_affine *bases,
                           unsigned nwin, uint32_t nb, uint64_t stride)
 {
-    uint64_t idx = CZC_TID();
-    if (idx >= (uint64_t)nwin * nb) return;
-    uint64_t w = idx / nb, b = idx % nb;
-    const uint32_t *o = off + w * (nb + 1) + b;
-    if (o[1] == o[0]) return;
-    cz_d_msm_bucket_sum(&buckets[idx], sorted + w * stride, o[0], o[1], bases);
+    cz_d_msm_acc(buckets, sorted, off, bases, nwin, nb, stride, CZC_TID());
 }
 
 __global__ void k_msm_reduce(cz_g1_xyzz *grp, const cz_g1_xyzz *buckets, unsigned nwin, uint32_t nb, uint32_t G)
 {
-    uint64_t idx = CZC_TID();
-    if (idx >= (uint64_t)nwin * G) return;
-    uint64_t w = idx / G;
-    uint32_t g = (uint32_t)(idx % G), per = nb / G;
-    cz_d_msm_reduce_group(&grp[idx], buckets + w * nb, g * per, (g + 1) * per);
+    cz_d_msm_reduce(grp, buckets, nwin, nb, G, CZC_TID());
 }
 
 __global__ void k_fold(cz_g1_xyzz *p, uint64_t len, uint64_t half, uint64_t rows)
 {
-    uint64_t idx = CZC_TID();
-    if (idx >= rows * half) return;
-    cz_d_xyzz_fold(p, len, half, idx / half, idx % half);
+    cz_d_fold(p, len, half, rows, CZC_TID());
 }
 
 __global__ void k_msm_ones(cz_g1_xyzz *part, const cz_g1_affine *bases, const cz_scalar *sc, uint64_t n, uint64_t T)
 {
-    uint64_t t = CZC_TID();
-    if (t < T) cz_d_msm_ones(part, bases, sc, n, T, t);
+    cz_d_msm_ones_thread(part, bases, sc, n, T, CZC_TID());
 }
 
 __global__ void k_tile(cz_g1_affine *out, uint64_t n, const cz_g1_affine *src, uint64_t k)
@@ -192,6 +154,80 @@ __global__ void k_fill_random(cz_fr *x, uint64_t n, uint64_t seed)
     for (int j = 0; j < 4; j++) v.l[j] = splitmix(seed ^ (i * 4 + (uint64_t)j) * 0x2545f4914f6cdd1dULL);
     v.l[3] &= 0x3fffffffffffffffULL; /* < 2^254 < r: reduced */
     x[i] = v;
+}
+
+/* intrinsics vs their host emulations (dev_intrin.h) on pseudo-random and
+ * edge values: thread i tests value pair i; *bad counts mismatches */
+__global__ void k_check_intrin(uint64_t n, uint64_t seed, unsigned long long *bad)
+{
+    uint64_t i = CZC_TID();
+    if (i >= n) return;
+    uint64_t a, b;
+    if (i < 128) { /* 0, 1, all ones, single bits, all ones but one bit */
+        const uint64_t e[5] = { 0, 1, ~0ULL, 1ULL << (i % 64), ~(1ULL << (i % 64)) };
+        a = e[i % 5];
+        b = e[(i / 5) % 5];
+    } else {
+        a = splitmix(seed ^ (2 * i));
+        b = splitmix(seed ^ (2 * i + 1));
+        if (i & 1) a >>= (b & 63); /* short operands too */
+    }
+    unsigned long long m = 0;
+    m += (unsigned long long)(__umul64hi((unsigned long long)a, (unsigned long long)b) != czh_umul64hi(a, b));
+    m += (unsigned long long)(__popcll((unsigned long long)a) != czh_popcll(a));
+    m += (unsigned long long)(__brevll((unsigned long long)a) != czh_brevll(a));
+    if (m) atomicAdd(bad, m);
+}
+
+/* 32-bit carry-chain Montgomery multiplication (dev_mul32.h, PTX path) vs
+ * the 64-bit CIOS, Fp and Fr, on n pseudo-random reduced pairs */
+__global__ void k_check_mul32(uint64_t n, uint64_t seed, unsigned long long *bad)
+{
+    uint64_t i = CZC_TID();
+    if (i >= n) return;
+    cz_fp a, b, x, y;
+    cz_fr c, d, u, v;
+    for (int j = 0; j < 6; j++) {
+        a.l[j] = splitmix(seed ^ (16 * i + (uint64_t)j));
+        b.l[j] = splitmix(seed ^ (16 * i + 6 + (uint64_t)j));
+    }
+    a.l[5] &= 0x0fffffffffffffffULL; /* < p */
+    b.l[5] &= 0x0fffffffffffffffULL;
+    if (i == 0) cz_d_fp_neg(&a, &b); /* p - b: a large operand */
+    for (int j = 0; j < 4; j++) {
+        c.l[j] = a.l[j];
+        d.l[j] = b.l[j];
+    }
+    c.l[3] &= 0x3fffffffffffffffULL; /* < r */
+    d.l[3] &= 0x3fffffffffffffffULL;
+    const uint64_t pp[6] = CZ_DEV_FP_P, pr[4] = CZ_DEV_FR_P;
+    cz_d_mont_mul64(x.l, a.l, b.l, pp, CZ_DEV_FP_INV, 6);
+    cz_d_mont_mul32(y.l, a.l, b.l, pp, CZ_DEV_FP_INV, 6);
+    cz_d_mont_mul64(u.l, c.l, d.l, pr, CZ_DEV_FR_INV, 4);
+    cz_d_mont_mul32(v.l, c.l, d.l, pr, CZ_DEV_FR_INV, 4);
+    unsigned long long m = (unsigned long long)!cz_d_fp_eq(&x, &y) + (unsigned long long)!cz_d_fr_eq(&u, &v);
+    if (m) atomicAdd(bad, m);
+}
+
+/* throughput: iters dependent Fp multiplications per thread (variant 0:
+ * 64-bit CIOS, 1: 32-bit carry chains) */
+__global__ void k_bench_mul(cz_fp *out, uint64_t n, unsigned iters, int variant)
+{
+    uint64_t i = CZC_TID();
+    if (i >= n) return;
+    cz_fp x, y;
+    for (int j = 0; j < 6; j++) {
+        x.l[j] = splitmix(i * 12 + (uint64_t)j);
+        y.l[j] = splitmix(i * 12 + 6 + (uint64_t)j);
+    }
+    x.l[5] &= 0x0fffffffffffffffULL;
+    y.l[5] &= 0x0fffffffffffffffULL;
+    const uint64_t pp[6] = CZ_DEV_FP_P;
+    for (unsigned k = 0; k < iters; k++) {
+        if (variant) cz_d_mont_mul32(x.l, x.l, y.l, pp, CZ_DEV_FP_INV, 6);
+        else cz_d_mont_mul64(x.l, x.l, y.l, pp, CZ_DEV_FP_INV, 6);
+    }
+    out[i] = x;
 }
 
 /* ---- drivers ---------------------------------------------------------------------- */
@@ -254,13 +290,22 @@ cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_err
     k_twiddle<<<grid_for(ntw), CZC_BLOCK, 0, s>>>(d->tw, d_lo, d_hi, ntw);
     LAUNCH_CHECK();
     CZC_TRY(cudaStreamSynchronize(s)); /* h_lo / h_hi are reused below */
+    /* Every copy goes on s, the stream that uses the tables: a synchronous
+     * cudaMemcpy runs on the legacy default stream, which is not ordered
+     * against the context's non-blocking streams. Each host buffer is
+     * reused only after s has passed its copy. */
     cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &g, &one);
-    CZC_TRY(cudaMemcpy(d->g_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice));
-    CZC_TRY(cudaMemcpy(d->g_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice));
+    CZC_TRY(cudaMemcpyAsync(d->g_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaMemcpyAsync(d->g_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaStreamSynchronize(s));
     cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &gi, &one);
-    CZC_TRY(cudaMemcpy(d->gi_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice));
-    CZC_TRY(cudaMemcpy(d->gi_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice));
+    CZC_TRY(cudaMemcpyAsync(d->gi_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaMemcpyAsync(d->gi_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaStreamSynchronize(s));
 out:
+    /* on an error path copies may still be queued: drain s before the host
+     * buffers and the temporary device tables go */
+    if (st != CZ_OK) (void)cudaStreamSynchronize(s);
     cudaFree(d_lo);
     cudaFree(d_hi);
     free(h_lo);
@@ -376,25 +421,70 @@ out:
     return st;
 }
 
+cz_status czc_check_intrin(uint64_t n, uint64_t seed, uint64_t *mismatches, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    unsigned long long *d_bad = NULL, h_bad = 0;
+    CZC_TRY(cudaMalloc((void **)&d_bad, sizeof *d_bad));
+    CZC_TRY(cudaMemsetAsync(d_bad, 0, sizeof *d_bad, s));
+    k_check_intrin<<<grid_for(n), CZC_BLOCK, 0, s>>>(n, seed, d_bad);
+    LAUNCH_CHECK();
+    CZC_TRY(cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, s));
+    CZC_TRY(cudaStreamSynchronize(s));
+    *mismatches = h_bad;
+out:
+    if (st != CZ_OK) (void)cudaStreamSynchronize(s);
+    cudaFree(d_bad);
+    return st;
+}
+
+cz_status czc_check_mul32(uint64_t n, uint64_t seed, uint64_t *mismatches, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    unsigned long long *d_bad = NULL, h_bad = 0;
+    CZC_TRY(cudaMalloc((void **)&d_bad, sizeof *d_bad));
+    CZC_TRY(cudaMemsetAsync(d_bad, 0, sizeof *d_bad, s));
+    k_check_mul32<<<grid_for(n), CZC_BLOCK, 0, s>>>(n, seed, d_bad);
+    LAUNCH_CHECK();
+    CZC_TRY(cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, s));
+    CZC_TRY(cudaStreamSynchronize(s));
+    *mismatches = h_bad;
+out:
+    if (st != CZ_OK) (void)cudaStreamSynchronize(s);
+    cudaFree(d_bad);
+    return st;
+}
+
+cz_status czc_bench_mul(int variant, uint64_t nthreads, unsigned iters, double *ms, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    cz_fp *d_out = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float t = 0;
+    CZC_TRY(cudaMalloc((void **)&d_out, nthreads * sizeof *d_out));
+    CZC_TRY(cudaEventCreate(&e0));
+    CZC_TRY(cudaEventCreate(&e1));
+    CZC_TRY(cudaEventRecord(e0, s));
+    k_bench_mul<<<grid_for(nthreads), CZC_BLOCK, 0, s>>>(d_out, nthreads, iters, variant);
+    LAUNCH_CHECK();
+    CZC_TRY(cudaEventRecord(e1, s));
+    CZC_TRY(cudaEventSynchronize(e1));
+    CZC_TRY(cudaEventElapsedTime(&t, e0, e1));
+    *ms = t;
+out:
+    if (st != CZ_OK) (void)cudaStreamSynchronize(s);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    cudaFree(d_out);
+    return st;
+}
+
 /* ---- MSM ---------------------------------------------------------------------------- */
-typedef struct {
-    unsigned c, nwin;
-    uint32_t nb, G;
-    uint64_t chunk, T;
-} msm_plan;
+typedef cz_msm_plan msm_plan;
 
 static void plan(msm_plan *p, uint64_t n, const czc_msm_cfg *cfg)
 {
-    p->c = cfg && cfg->window ? cfg->window : cz_d_msm_window(n);
-    p->nwin = cz_d_msm_nwin(p->c);
-    p->nb = 1u << (p->c - 1);
-    p->G = p->nb < 1024 ? p->nb : 1024;
-    unsigned cl = cfg && cfg->chunk_log ? cfg->chunk_log : 24;
-    if (cl > 30) cl = 30;
-    p->chunk = (uint64_t)1 << cl;
-    if (p->chunk > n) p->chunk = n ? n : 1;
-    p->T = 1;
-    while (p->T < 16384 && p->T * 2 <= n) p->T *= 2;
+    cz_d_msm_plan(p, n, cfg ? cfg->window : 0, cfg ? cfg->chunk_log : 0);
 }
 
 size_t czc_msm_g1_scratch_bytes(uint64_t n, const czc_msm_cfg *cfg)
@@ -423,7 +513,8 @@ cz_status czc_msm_g1(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar 
     cz_status st = CZ_OK;
     cz_g1_jac_set_infinity(out);
     if (!n) return CZ_OK;
-    if (cfg && cfg->window > 20) return cz_err(err, CZ_ERR_INVALID_ARG, "cuda msm: window %u > 20", cfg->window);
+    if (cfg && cfg->window > CZ_MSM_WINDOW_MAX)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "cuda msm: window %u > %u", cfg->window, CZ_MSM_WINDOW_MAX);
     msm_plan p;
     plan(&p, n, cfg);
     cz_g1_xyzz *buckets = NULL, *grp = NULL, *part = NULL, *h_win = NULL, h_ones, res;
@@ -448,7 +539,7 @@ cz_status czc_msm_g1(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar 
         CZC_TRY(cudaMemsetAsync(cnt, 0, ncnt * sizeof *cnt, s));
         k_msm_count<<<grid_for(len), CZC_BLOCK, 0, s>>>(sc + base, len, p.c, p.nwin, p.nb, cnt);
         LAUNCH_CHECK();
-        k_msm_scan<<<p.nwin, 1024, 0, s>>>(cnt, cursor, p.nb);
+        k_msm_scan<<<p.nwin, CZ_MSM_SCAN_THREADS, 0, s>>>(cnt, cursor, p.nb);
         LAUNCH_CHECK();
         k_msm_scatter<<<grid_for(len), CZC_BLOCK, 0, s>>>(sc + base, len, p.c, p.nwin, p.nb, cursor, sorted, p.chunk);
         LAUNCH_CHECK();
@@ -471,6 +562,8 @@ cz_status czc_msm_g1(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar 
     cz_d_msm_combine(&res, h_win, p.nwin, p.c, &h_ones);
     cz_g1_xyzz_to_jac(out, &res);
 out:
+    /* error path: the queued work may still read h_win / write h_ones */
+    if (st != CZ_OK) (void)cudaStreamSynchronize(s);
     cudaFree(buckets);
     cudaFree(cnt);
     cudaFree(cursor);

@@ -6,9 +6,15 @@
  *   - NTT forward / inverse / coset forward / coset inverse vs cz_ntt_*;
  *   - the 7-NTT Groth16 quotient vs cz_quotient_h, and the row check;
  *   - signed-digit recoding: sum d_w 2^(cw) == k (GMP) for every window;
- *   - the whole Pippenger pipeline (digits, counting sort into buckets,
- *     bucket sums, grouped running-sum reduction, tree folds, the scalar = 1
- *     batch path, Horner over windows) vs cz_msm_g1, for several windows;
+ *   - the launch plan of dev_launch.h (window choice, 1024 groups, chunks);
+ *   - the block scan, replayed phase by phase, vs a sequential scan;
+ *   - the whole Pippenger pipeline replayed with the device's grid and
+ *     plan (count, scan, scatter with emulated atomics, bucket sums over
+ *     chunks, grouped reduction, folds, scalar = 1 path, Horner) vs
+ *     cz_msm_g1, as affine bytes: windows 4..16 (and 1, and 16 with fewer
+ *     points than groups), random and skewed scalars (repeated values, 0,
+ *     1, 2, r - 1), window 16 with many points per bucket, 2^12 points in
+ *     chunks of 2^10;
  *   - density gather vs a naive compaction.
  * What this cannot check: the launch geometry, atomics, shared memory and
  * the device compiler; tools/device-check.sh does that on a GPU.
@@ -20,13 +26,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* MSM_N: points of the per-window runs (MSM_WSTEP: every window, or every
+ * third under sanitizers); MSM_BIG: the window-16 skewed run; MSM_CHUNKED
+ * points in chunks of 2^MSM_CHUNK_LOG */
 #ifdef CUZK_SANITIZED
 #define NTT_MAX_LOG 10
-#define MSM_N 300
+#define MSM_N 600
+#define MSM_WSTEP 3
+#define MSM_BIG 4096
 #else
 #define NTT_MAX_LOG 12
-#define MSM_N 1500
+#define MSM_N 4096
+#define MSM_WSTEP 1
+#define MSM_BIG 16384
 #endif
+#define MSM_CHUNKED 4096
+#define MSM_CHUNK_LOG 10
 
 static int setup(void **state)
 {
@@ -221,116 +236,263 @@ static void test_digits(void **state)
     mpz_clears(k, acc, t, NULL);
 }
 
-/* ---- emulated MSM (mirrors czc_msm_g1) ------------------------------------------- */
-static void emu_msm(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar *sc, size_t n, unsigned c,
-                    size_t chunk, unsigned ones_threads)
+/* ---- replayed MSM: czc_msm_g1's launches, in its order, with its grid -------
+ * Every launch of kernels.cu runs here as a loop over blockIdx and
+ * threadIdx of the grid dev_launch.h gives, calling the same per-thread
+ * body; the block scan runs phase by phase as separated by __syncthreads. */
+#define REPLAY_1D(nthreads, tid, body)                                                     \
+    do {                                                                                   \
+        uint64_t blocks_ = cz_d_grid(nthreads);                                            \
+        for (uint64_t bx_ = 0; bx_ < blocks_; bx_++)                                       \
+            for (uint64_t tx_ = 0; tx_ < CZ_DEV_BLOCK; tx_++) {                            \
+                uint64_t tid = bx_ * CZ_DEV_BLOCK + tx_;                                   \
+                body;                                                                      \
+            }                                                                              \
+    } while (0)
+
+/* k_msm_scan<<<nwin, CZ_MSM_SCAN_THREADS>>> */
+static void replay_scan(uint32_t *cnt, uint32_t *cursor, uint32_t nb, unsigned nwin)
 {
-    unsigned nwin = cz_d_msm_nwin(c);
-    uint32_t nb = 1u << (c - 1);
-    cz_g1_xyzz *buckets = malloc((size_t)nwin * nb * sizeof *buckets);
-    for (size_t i = 0; i < (size_t)nwin * nb; i++) cz_d_g1_xyzz_set_inf(&buckets[i]);
-    uint32_t *cnt = malloc((size_t)nwin * (nb + 1) * sizeof *cnt);
-    uint32_t *sorted = malloc((size_t)nwin * chunk * sizeof *sorted);
-    for (size_t base = 0; base < n; base += chunk) {
-        size_t len = n - base < chunk ? n - base : chunk;
-        memset(cnt, 0, (size_t)nwin * (nb + 1) * sizeof *cnt);
-        /* count: one thread per point, all windows */
-        for (size_t i = 0; i < len; i++) {
-            if (cz_d_scalar_kind(&sc[base + i]) != 2) continue;
-            for (unsigned w = 0; w < nwin; w++) {
-                int32_t d = cz_d_msm_digit(&sc[base + i], w, c);
-                if (d) cnt[(size_t)w * (nb + 1) + (uint32_t)abs(d) - 1]++;
-            }
+    uint32_t *sums = malloc(CZ_MSM_SCAN_THREADS * sizeof *sums), *local = malloc(CZ_MSM_SCAN_THREADS * sizeof *local);
+    uint32_t *v = malloc(CZ_MSM_SCAN_THREADS * sizeof *v);
+    for (unsigned b = 0; b < nwin; b++) {
+        for (unsigned t = 0; t < CZ_MSM_SCAN_THREADS; t++) local[t] = cz_d_msm_scan_local(sums, cnt, nb, b, t);
+        /* __syncthreads */
+        for (unsigned off = 1; off < CZ_MSM_SCAN_THREADS; off <<= 1) {
+            for (unsigned t = 0; t < CZ_MSM_SCAN_THREADS; t++) v[t] = cz_d_msm_scan_read(sums, t, off);
+            /* __syncthreads */
+            for (unsigned t = 0; t < CZ_MSM_SCAN_THREADS; t++) cz_d_msm_scan_add(sums, t, v[t]);
+            /* __syncthreads */
         }
-        /* exclusive scan per window; cnt becomes the offsets, cursor a copy */
-        uint32_t *cursor = malloc((size_t)nwin * (nb + 1) * sizeof *cursor);
-        for (unsigned w = 0; w < nwin; w++) {
-            uint32_t run = 0;
-            for (uint32_t b = 0; b <= nb; b++) {
-                uint32_t v = b < nb ? cnt[(size_t)w * (nb + 1) + b] : 0;
-                cnt[(size_t)w * (nb + 1) + b] = run;
-                run += v;
-            }
-        }
-        memcpy(cursor, cnt, (size_t)nwin * (nb + 1) * sizeof *cursor);
-        /* scatter (the device uses an atomic cursor: any order within a bucket) */
-        for (size_t i = 0; i < len; i++) {
-            if (cz_d_scalar_kind(&sc[base + i]) != 2) continue;
-            for (unsigned w = 0; w < nwin; w++) {
-                int32_t d = cz_d_msm_digit(&sc[base + i], w, c);
-                if (!d) continue;
-                uint32_t pos = cursor[(size_t)w * (nb + 1) + (uint32_t)abs(d) - 1]++;
-                sorted[(size_t)w * chunk + pos] = (uint32_t)i | (d < 0 ? CZ_DEV_MSM_SIGN : 0);
-            }
-        }
-        free(cursor);
-        /* accumulate: one thread per (window, bucket) */
-        for (unsigned w = 0; w < nwin; w++)
-            for (uint32_t b = 0; b < nb; b++)
-                cz_d_msm_bucket_sum(&buckets[(size_t)w * nb + b], sorted + (size_t)w * chunk,
-                                    cnt[(size_t)w * (nb + 1) + b], cnt[(size_t)w * (nb + 1) + b + 1],
-                                    bases + base);
+        for (unsigned t = 0; t < CZ_MSM_SCAN_THREADS; t++) cz_d_msm_scan_write(cnt, cursor, nb, sums, local[t], b, t);
     }
-    /* reduce: G groups per window, then fold to one per window */
-    uint32_t G = nb < 8 ? nb : 8, per = nb / G;
-    cz_g1_xyzz *grp = malloc((size_t)nwin * G * sizeof *grp);
-    for (unsigned w = 0; w < nwin; w++)
-        for (uint32_t g = 0; g < G; g++)
-            cz_d_msm_reduce_group(&grp[(size_t)w * G + g], buckets + (size_t)w * nb, g * per, (g + 1) * per);
-    for (uint32_t half = G / 2; half >= 1; half /= 2)
-        for (unsigned w = 0; w < nwin; w++)
-            for (uint32_t i = 0; i < half; i++) cz_d_xyzz_fold(grp, G, half, w, i);
-    cz_g1_xyzz *win = malloc(nwin * sizeof *win);
-    for (unsigned w = 0; w < nwin; w++) win[w] = grp[(size_t)w * G];
-    /* scalar = 1 path */
-    cz_g1_xyzz *part = malloc(ones_threads * sizeof *part);
-    for (unsigned t = 0; t < ones_threads; t++) cz_d_msm_ones(part, bases, sc, n, ones_threads, t);
-    for (unsigned half = ones_threads / 2; half >= 1; half /= 2)
-        for (unsigned i = 0; i < half; i++) cz_d_xyzz_fold(part, ones_threads, half, 0, i);
-    cz_g1_xyzz res;
-    cz_d_msm_combine(&res, win, nwin, c, &part[0]);
+    free(sums);
+    free(local);
+    free(v);
+}
+
+/* fold(): log2(len) launches of k_fold */
+static void replay_fold(cz_g1_xyzz *p, uint64_t len, uint64_t rows)
+{
+    for (uint64_t half = len / 2; half >= 1; half /= 2) REPLAY_1D(rows * half, t, cz_d_fold(p, len, half, rows, t));
+}
+
+/* czc_msm_g1 with cfg {window, chunk_log}; *plan_out receives the plan */
+static void replay_msm(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar *sc, uint64_t n, unsigned window,
+                       unsigned chunk_log, cz_msm_plan *plan_out)
+{
+    cz_g1_jac_set_infinity(out);
+    cz_msm_plan p;
+    cz_d_msm_plan(&p, n, window, chunk_log);
+    if (plan_out) *plan_out = p;
+    if (!n) return;
+    size_t nbk = (size_t)p.nwin * p.nb, ncnt = (size_t)p.nwin * (p.nb + 1);
+    /* cudaMemsetAsync(buckets, 0): infinity is all-zero */
+    cz_g1_xyzz *buckets = calloc(nbk, sizeof *buckets);
+    uint32_t *cnt = malloc(ncnt * sizeof *cnt), *cursor = malloc(ncnt * sizeof *cursor);
+    uint32_t *sorted = malloc((size_t)p.nwin * p.chunk * sizeof *sorted);
+    cz_g1_xyzz *grp = malloc((size_t)p.nwin * p.G * sizeof *grp), *part = malloc(p.T * sizeof *part);
+    assert_non_null(buckets);
+    assert_non_null(sorted);
+
+    REPLAY_1D(p.T, t, cz_d_msm_ones_thread(part, bases, sc, n, p.T, t));
+    replay_fold(part, p.T, 1);
+    for (uint64_t base = 0; base < n; base += p.chunk) {
+        uint64_t len = n - base < p.chunk ? n - base : p.chunk;
+        memset(cnt, 0, ncnt * sizeof *cnt);
+        REPLAY_1D(len, i, cz_d_msm_count(sc + base, len, p.c, p.nwin, p.nb, cnt, i));
+        replay_scan(cnt, cursor, p.nb, p.nwin);
+        REPLAY_1D(len, i, cz_d_msm_scatter(sc + base, len, p.c, p.nwin, p.nb, cursor, sorted, p.chunk, i));
+        REPLAY_1D(nbk, i, cz_d_msm_acc(buckets, sorted, cnt, bases + base, p.nwin, p.nb, p.chunk, i));
+    }
+    REPLAY_1D((uint64_t)p.nwin * p.G, i, cz_d_msm_reduce(grp, buckets, p.nwin, p.nb, p.G, i));
+    replay_fold(grp, p.G, p.nwin);
+    /* the host side: cudaMemcpy2DAsync of each window's group 0, Horner */
+    cz_g1_xyzz *win = malloc(p.nwin * sizeof *win), res;
+    for (unsigned w = 0; w < p.nwin; w++) win[w] = grp[(size_t)w * p.G];
+    cz_d_msm_combine(&res, win, p.nwin, p.c, &part[0]);
     cz_g1_xyzz_to_jac(out, &res);
-    free(part);
     free(win);
+    free(part);
     free(grp);
     free(sorted);
+    free(cursor);
     free(cnt);
     free(buckets);
 }
 
-static void test_msm(void **state)
+/* distinct affine bases P0 + i·Q (one addition each), a few special ones */
+static cz_g1_affine *make_bases(size_t n)
+{
+    cz_g1_jac g, p, q, *j = malloc(n * sizeof *j);
+    cz_g1_affine *a = malloc(n * sizeof *a);
+    uint64_t k1[4] = { cz_rng_u64(), cz_rng_u64(), cz_rng_u64(), cz_rng_u64() >> 3 };
+    uint64_t k2[4] = { cz_rng_u64(), cz_rng_u64(), cz_rng_u64(), cz_rng_u64() >> 3 };
+    cz_g1_generator_jac(&g);
+    cz_g1_jac_mul_var(&p, &g, k1, 4);
+    cz_g1_jac_mul_var(&q, &g, k2, 4);
+    for (size_t i = 0; i < n; i++) {
+        j[i] = p;
+        cz_g1_jac_add_var(&p, &p, &q);
+    }
+    cz_g1_batch_to_affine(a, j, n);
+    free(j);
+    if (n > 9) {
+        cz_g1_affine_set_infinity(&a[5]);
+        a[9] = a[8]; /* equal points: the doubling case inside a bucket */
+    }
+    return a;
+}
+
+enum { MIX_RANDOM, MIX_SKEWED };
+/* MIX_SKEWED: a quarter random, the rest drawn from 20 values (0, 1, 2,
+ * r - 1 and 16 fixed random ones), so that their buckets hold many points */
+static void make_scalars(cz_scalar *sc, size_t n, int mix)
+{
+    cz_scalar vals[20];
+    memset(vals, 0, sizeof vals);
+    vals[1].l[0] = 1;
+    vals[2].l[0] = 2;
+    memcpy(vals[3].l, CZ_FR_MODULUS, sizeof vals[3].l);
+    vals[3].l[0] -= 1; /* r - 1 */
+    for (int k = 4; k < 20; k++) rand_scalar(&vals[k]);
+    for (size_t i = 0; i < n; i++) {
+        unsigned r = (unsigned)(cz_rng_u64() % 80);
+        if (mix == MIX_RANDOM || r < 20) rand_scalar(&sc[i]);
+        else sc[i] = vals[r % 20];
+    }
+    if (n > 9) sc[8] = sc[9];
+}
+
+/* replay == CPU MSM, as canonical affine bytes */
+static void check_replay(const cz_g1_affine *bases, const cz_scalar *sc, size_t n, unsigned window, unsigned chunk_log)
+{
+    cz_g1_jac ref, got;
+    cz_g1_affine ra, ga;
+    assert_int_equal(cz_msm_g1(&ref, bases, sc, n, NULL, NULL), CZ_OK);
+    cz_msm_plan p;
+    replay_msm(&got, bases, sc, n, window, chunk_log, &p);
+    cz_g1_jac_to_affine(&ra, &ref);
+    cz_g1_jac_to_affine(&ga, &got);
+    if (memcmp(&ra, &ga, sizeof ra))
+        fail_msg("replayed MSM differs from cz_msm_g1: n=%zu c=%u chunk=%llu G=%u", n, p.c,
+                 (unsigned long long)p.chunk, p.G);
+}
+
+/* the plan the drivers use: window choice, groups, chunking, ones threads */
+static void test_msm_plan(void **state)
+{
+    (void)state;
+    cz_msm_plan p;
+    cz_d_msm_plan(&p, (uint64_t)1 << 26, 0, 0);
+    assert_int_equal(p.c, 16);
+    assert_int_equal(p.nwin, 16);
+    assert_int_equal(p.nb, 32768);
+    assert_int_equal(p.G, 1024);
+    assert_true(p.chunk == (uint64_t)1 << 24);
+    assert_true(p.T == 16384);
+    cz_d_msm_plan(&p, 100, 16, 0); /* n < groups */
+    assert_int_equal(p.G, 1024);
+    assert_true(p.chunk == 100 && p.T == 64);
+    cz_d_msm_plan(&p, 4096, 0, 10);
+    assert_int_equal(p.c, 8);
+    assert_int_equal(p.G, 128);
+    assert_true(p.chunk == 1024);
+    for (unsigned lg = 0; lg < 40; lg++) {
+        unsigned c = cz_d_msm_window((uint64_t)1 << lg);
+        assert_int_equal(c, lg < 8 ? 4 : (lg > 20 ? 16 : lg - 4));
+        cz_d_msm_plan(&p, (uint64_t)1 << lg, 0, 0);
+        assert_int_equal(p.nb % p.G, 0);
+    }
+}
+
+/* the block scan, replayed phase by phase, vs a sequential exclusive scan,
+ * for windows whose nb + 1 counts are fewer and more than the block's
+ * threads (segments of one and of several entries) */
+static void test_msm_scan(void **state)
+{
+    (void)state;
+    unsigned cs[] = { 1, 4, 10, 11, 12, 16, 20 };
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+        uint32_t nb = 1u << (cs[k] - 1);
+        unsigned nwin = 3;
+        size_t ncnt = (size_t)nwin * (nb + 1);
+        uint32_t *cnt = malloc(ncnt * sizeof *cnt), *cur = malloc(ncnt * sizeof *cur), *ref = malloc(ncnt * sizeof *ref);
+        for (size_t i = 0; i < ncnt; i++) cnt[i] = (i % (nb + 1)) == nb ? 0 : (uint32_t)(cz_rng_u64() % 5);
+        for (unsigned w = 0; w < nwin; w++) {
+            uint32_t run = 0;
+            for (uint32_t b = 0; b <= nb; b++) {
+                ref[(size_t)w * (nb + 1) + b] = run;
+                run += cnt[(size_t)w * (nb + 1) + b];
+            }
+        }
+        replay_scan(cnt, cur, nb, nwin);
+        assert_memory_equal(cnt, ref, ncnt * sizeof *cnt);
+        assert_memory_equal(cur, ref, ncnt * sizeof *cur);
+        free(cnt);
+        free(cur);
+        free(ref);
+    }
+}
+
+/* every window the driver can choose (4..16), 16 included, on random and
+ * skewed scalars; the default chunk holds all points */
+static void test_msm_windows(void **state)
 {
     (void)state;
     size_t n = MSM_N;
-    cz_g1_affine *bases = malloc(n * sizeof *bases);
+    cz_g1_affine *bases = make_bases(n);
     cz_scalar *sc = malloc(n * sizeof *sc);
-    cz_g1_jac g, p;
-    cz_g1_generator_jac(&g);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t k[4] = { cz_rng_u64(), cz_rng_u64(), cz_rng_u64(), cz_rng_u64() >> 2 };
-        cz_g1_jac_mul_var(&p, &g, k, 4);
-        cz_g1_jac_to_affine(&bases[i], &p);
+    for (unsigned c = 4; c <= 16; c += MSM_WSTEP) {
+        make_scalars(sc, n, c % 2 ? MIX_SKEWED : MIX_RANDOM);
+        check_replay(bases, sc, n, c, 0);
     }
-    cz_g1_affine_set_infinity(&bases[5]);
-    bases[9] = bases[8]; /* equal points in one bucket: the doubling case */
-    for (int round = 0; round < 3; round++) {
-        for (size_t i = 0; i < n; i++) {
-            unsigned r = (unsigned)(cz_rng_u64() % 10);
-            if (round == 0 || r >= 4) rand_scalar(&sc[i]);
-            else {
-                memset(&sc[i], 0, sizeof sc[i]);
-                sc[i].l[0] = r < 2 ? r : (r == 2 ? 2 : cz_rng_u64() % 100); /* 0, 1, small */
-            }
-        }
-        sc[8] = sc[9];
-        cz_g1_jac ref, got;
-        assert_int_equal(cz_msm_g1(&ref, bases, sc, n, NULL, NULL), CZ_OK);
-        unsigned cs[4] = { 1, 4, cz_d_msm_window(n), 9 };
-        for (int k = 0; k < 4; k++) {
-            emu_msm(&got, bases, sc, n, cs[k], round == 1 ? n / 3 + 1 : n, k == 0 ? 1 : 64);
-            assert_true(cz_g1_jac_eq(&got, &ref));
-        }
+    /* c = 1 and the chosen window; window 16 with fewer points than groups */
+    make_scalars(sc, n, MIX_SKEWED);
+    check_replay(bases, sc, n, 1, 0);
+    check_replay(bases, sc, n, 0, 0);
+    check_replay(bases, sc, 100, 16, 0);
+    check_replay(bases, sc, 1, 16, 0);
+    free(bases);
+    free(sc);
+}
+
+/* window 16, 1024 groups, many points per bucket: skewed scalars over
+ * MSM_BIG points put ~MSM_BIG/80 points into each of the fixed values'
+ * buckets in every window */
+static void test_msm_w16_skewed(void **state)
+{
+    (void)state;
+    size_t n = MSM_BIG;
+    cz_g1_affine *bases = make_bases(n);
+    cz_scalar *sc = malloc(n * sizeof *sc);
+    make_scalars(sc, n, MIX_SKEWED);
+    cz_msm_plan p;
+    cz_d_msm_plan(&p, n, 16, 0);
+    assert_int_equal(p.G, 1024);
+    check_replay(bases, sc, n, 16, 0);
+    free(bases);
+    free(sc);
+}
+
+/* several chunks: chunks of 2^10 over 2^12 (+ a partial last chunk) points;
+ * buckets persist across chunks as on the device (the replay must give
+ * the CPU's sum) */
+static void test_msm_chunks(void **state)
+{
+    (void)state;
+    size_t n = MSM_CHUNKED + 100;
+    cz_g1_affine *bases = make_bases(n);
+    cz_scalar *sc = malloc(n * sizeof *sc);
+    make_scalars(sc, n, MIX_SKEWED);
+    unsigned cs[] = { 0, 16, 5 };
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+        check_replay(bases, sc, MSM_CHUNKED, cs[k], MSM_CHUNK_LOG);
+        check_replay(bases, sc, n, cs[k], MSM_CHUNK_LOG);
     }
+    cz_msm_plan p;
+    cz_d_msm_plan(&p, n, 0, MSM_CHUNK_LOG);
+    assert_true(p.chunk == (uint64_t)1 << MSM_CHUNK_LOG && (n + p.chunk - 1) / p.chunk >= 4);
     free(bases);
     free(sc);
 }
@@ -370,7 +532,11 @@ int main(void)
         cmocka_unit_test(test_ntt),
         cmocka_unit_test(test_quotient),
         cmocka_unit_test(test_digits),
-        cmocka_unit_test(test_msm),
+        cmocka_unit_test(test_msm_plan),
+        cmocka_unit_test(test_msm_scan),
+        cmocka_unit_test(test_msm_windows),
+        cmocka_unit_test(test_msm_w16_skewed),
+        cmocka_unit_test(test_msm_chunks),
         cmocka_unit_test(test_gather),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -5,7 +5,11 @@
  * library (cuzk/field.h, cuzk/curve.h), which is itself tested against GMP
  * and known-answer vectors. Edge values (0, 1, p - 1) and the special cases
  * of the point formulas (P + P, P + (-P), infinity on either side) are
- * covered explicitly.
+ * covered explicitly. The host emulations of the CUDA intrinsics
+ * (dev_intrin.h), which the shared code runs on the host, are checked
+ * against independent definitions (128-bit products, bit loops); the
+ * 32-bit carry-chain Montgomery multiplication (dev_mul32.h) against the
+ * CPU's cz_fp_mul / cz_fr_mul.
  */
 #include "testutil.h"
 #include "cuda/dev_arith.h"
@@ -38,6 +42,111 @@ static void test_constants(void **state)
     /* -m^-1 mod 2^64 */
     assert_true((uint64_t)(fp[0] * CZ_DEV_FP_INV) == UINT64_MAX);
     assert_true((uint64_t)(fr[0] * CZ_DEV_FR_INV) == UINT64_MAX);
+}
+
+/* ---- dev_intrin.h: the host emulations of the CUDA intrinsics, against
+ * independent definitions (128-bit product, bit loops) ---------------------- */
+static uint64_t ref_umul64hi(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
+static int ref_popcll(uint64_t v)
+{
+    int n = 0;
+    for (int i = 0; i < 64; i++) n += (int)((v >> i) & 1);
+    return n;
+}
+static uint64_t ref_brevll(uint64_t v)
+{
+    uint64_t r = 0;
+    for (int i = 0; i < 64; i++) r |= ((v >> i) & 1) << (63 - i);
+    return r;
+}
+
+static void check_intrin_pair(uint64_t a, uint64_t b)
+{
+    assert_true(czh_umul64hi(a, b) == ref_umul64hi(a, b));
+    assert_true(czh_umul64hi(b, a) == ref_umul64hi(a, b));
+    assert_int_equal(czh_popcll(a), ref_popcll(a));
+    assert_true(czh_brevll(a) == ref_brevll(a));
+    /* the macros the shared code calls map to the emulations on the host */
+    assert_true(CZ_UMUL64HI(a, b) == ref_umul64hi(a, b));
+    assert_int_equal(CZ_POPCLL(a), ref_popcll(a));
+    assert_true(CZ_BREVLL(a) == ref_brevll(a));
+}
+
+static void test_intrinsics(void **state)
+{
+    (void)state;
+    uint64_t edge[4 + 3 * 64];
+    size_t ne = 0;
+    edge[ne++] = 0;
+    edge[ne++] = 1;
+    edge[ne++] = UINT64_MAX;
+    edge[ne++] = UINT64_MAX - 1;
+    for (int i = 0; i < 64; i++) {
+        edge[ne++] = (uint64_t)1 << i;          /* single bits */
+        edge[ne++] = ~((uint64_t)1 << i);       /* all ones but one */
+        edge[ne++] = ((uint64_t)1 << i) - 1;    /* low masks */
+    }
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne; j++) check_intrin_pair(edge[i], edge[j]);
+    for (int i = 0; i < 20 * ITERS; i++) {
+        uint64_t a = cz_rng_u64(), b = cz_rng_u64();
+        if (i & 1) a >>= (b & 63); /* short operands */
+        check_intrin_pair(a, b);
+        check_intrin_pair(a, edge[(size_t)i % ne]);
+    }
+    /* the atomic emulation: returns the old value, adds */
+    uint32_t w = 0xfffffffeu;
+    assert_int_equal(czh_atomic_add_u32(&w, 1), 0xfffffffeu);
+    assert_int_equal(CZ_ATOMIC_ADD_U32(&w, 3), 0xffffffffu);
+    assert_int_equal(w, 2);
+    /* cz_d_mac (written once with CZ_UMUL64HI) against 128-bit arithmetic,
+     * including the largest operands (a·b + c + d = 2^128 - 1) */
+    for (int i = 0; i < 20 * ITERS; i++) {
+        uint64_t a = i < (int)ne ? edge[i] : cz_rng_u64(), b = cz_rng_u64(), c = cz_rng_u64(), d = cz_rng_u64();
+        if (i % 7 == 0) a = b = c = d = UINT64_MAX;
+        unsigned __int128 t = (unsigned __int128)a * b + c + d;
+        uint64_t hi, lo = cz_d_mac(a, b, c, d, &hi);
+        assert_true(lo == (uint64_t)t && hi == (uint64_t)(t >> 64));
+    }
+}
+
+/* forward: the pickers below */
+static void pick_fp(cz_fp *r, int i);
+static void pick_fr(cz_fr *r, int i);
+
+/* dev_mul32.h (portable carry chains): bit-identical to the CPU's
+ * cz_fp_mul / cz_fr_mul on random and edge inputs (0, 1, p - 1, and
+ * operands with all-ones words), aliasing included */
+static void test_mul32(void **state)
+{
+    (void)state;
+    const uint64_t fp[6] = CZ_DEV_FP_P, fr[4] = CZ_DEV_FR_P;
+    for (int i = 0; i < 4 * ITERS; i++) {
+        cz_fp a, b, x, y;
+        pick_fp(&a, i);
+        pick_fp(&b, i / 11 + 7 * i);
+        if (i % 13 == 5) { /* words 0xffffffff in the low limbs */
+            a.l[0] = a.l[1] = UINT64_MAX;
+            b.l[0] = 0xffffffff00000000ULL;
+        }
+        cz_fp_mul(&x, &a, &b);
+        cz_d_mont_mul32(y.l, a.l, b.l, fp, CZ_DEV_FP_INV, 6);
+        assert_memory_equal(&x, &y, sizeof x);
+        y = a;
+        cz_d_mont_mul32(y.l, y.l, y.l, fp, CZ_DEV_FP_INV, 6);
+        cz_fp_sqr(&x, &a);
+        assert_memory_equal(&x, &y, sizeof x);
+        cz_fr c, d, u, v;
+        pick_fr(&c, i);
+        pick_fr(&d, i / 11 + 7 * i);
+        if (i % 13 == 5) c.l[0] = c.l[2] = UINT64_MAX;
+        cz_fr_mul(&u, &c, &d);
+        cz_d_mont_mul32(v.l, c.l, d.l, fr, CZ_DEV_FR_INV, 4);
+        assert_memory_equal(&u, &v, sizeof u);
+        v = d;
+        cz_d_mont_mul32(v.l, c.l, v.l, fr, CZ_DEV_FR_INV, 4);
+        assert_memory_equal(&u, &v, sizeof u);
+    }
 }
 
 /* random element, with edge values mixed in */
@@ -215,6 +324,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_constants),
+        cmocka_unit_test(test_intrinsics),
+        cmocka_unit_test(test_mul32),
         cmocka_unit_test(test_fp),
         cmocka_unit_test(test_fr),
         cmocka_unit_test(test_fp2),
