@@ -46,7 +46,12 @@ typedef enum {
     CZ_ERR_NOT_FOUND,          /* unknown job, parameter set or key */
     CZ_ERR_BUSY,               /* resource in use */
     CZ_ERR_INTERNAL,           /* an invariant failed: a bug */
-    CZ_ERR_QUEUE_FULL          /* refused for now (a queue is full): retry later */
+    CZ_ERR_QUEUE_FULL,         /* refused for now (a queue is full): retry later */
+    /* A device (GPU) fault: a CUDA error, device out of memory, a wrong
+     * result caught by a check. Says nothing about the input: the same
+     * work may succeed on another device (the engine retries it there
+     * once, see cuzk/engine.h). Never used for an unsatisfied witness. */
+    CZ_ERR_DEVICE
 } cz_status;
 
 /* Static, human-readable description of a status code; never NULL. */

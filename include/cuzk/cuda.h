@@ -60,12 +60,36 @@ size_t cz_cuda_params_device_bytes(const cz_groth16_params *params);
 /* Device bytes one proof needs beyond the resident parameters (a, b, c,
  * witness, gathered scalars, MSM scratch). */
 size_t cz_cuda_proof_device_bytes(const cz_groth16_params *params, const cz_pce *pce);
-/* Makes params resident (no-op when it already is; replaces another
- * resident set). params must stay alive and unchanged while resident.
- * CZ_ERR_BUDGET (with the sizes in err) when it cannot fit. */
+/* The two sizes above from a recorded circuit alone, before its
+ * parameters exist (what the engine's estimate needs): *resident =
+ * cz_cuda_params_device_bytes, *proof = cz_cuda_proof_device_bytes of the
+ * parameters the circuit will have. */
+void cz_cuda_device_bytes_for(const cz_pce *pce, uint64_t *resident, uint64_t *proof);
+
+/* Resident parameters are recognised by (pointer, generation). A pointer
+ * alone is not an identity: a set freed and a new one allocated at the
+ * same address would silently reuse the old SRS. A caller that frees and
+ * reloads parameter sets (the engine back-end) stamps each loaded set with
+ * a fresh generation (cz_cuda_params_generation: a process-wide counter,
+ * never 0) and also releases it from every context before freeing it
+ * (cz_cuda_params_release_set). Generation 0 (cz_cuda_params_upload) is
+ * the plain pointer identity, for callers whose sets live as long as the
+ * context (the device check). */
+uint64_t cz_cuda_params_generation(void);
+/* Makes (params, generation) resident (no-op when it already is; replaces
+ * another resident set). params must stay alive and unchanged while
+ * resident. CZ_ERR_BUDGET (with the sizes in err) when it cannot fit. */
+CZ_WUR cz_status cz_cuda_params_upload_gen(cz_cuda_ctx *ctx, const cz_groth16_params *params, uint64_t generation,
+                                           cz_errbuf *err);
+/* = cz_cuda_params_upload_gen(ctx, params, 0, err). */
 CZ_WUR cz_status cz_cuda_params_upload(cz_cuda_ctx *ctx, const cz_groth16_params *params, cz_errbuf *err);
+/* Whether (params, generation) is the resident set now. */
+bool cz_cuda_params_resident(cz_cuda_ctx *ctx, const cz_groth16_params *params, uint64_t generation);
 /* Drops the resident parameters and NTT tables. */
 void cz_cuda_params_release(cz_cuda_ctx *ctx);
+/* Drops them only if (params, generation) is the resident set (what an
+ * unload calls on every context before freeing params). */
+void cz_cuda_params_release_set(cz_cuda_ctx *ctx, const cz_groth16_params *params, uint64_t generation);
 
 /* GPU prove_start: the contract of cz_groth16_prove_start (cuzk/groth16.h)
  * — a/b/c are freed on every return, the result is finished by the
@@ -76,6 +100,27 @@ void cz_cuda_params_release(cz_cuda_ctx *ctx);
 CZ_WUR cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx, const cz_groth16_params *params,
                                      const cz_pce *pce, cz_groth16_input *in, cz_pool *pool, cz_pool *bg,
                                      cz_errbuf *err);
+
+/* A lock the caller holds around the device region of a proof (the
+ * engine's device lock: cuzk/engine.h backend_locks_device): lock is
+ * called once, right before the parameter upload and the proof's device
+ * work, unlock once after them, on every path (errors included); nothing
+ * else (witness conversion, B_G2 start, density prefix sums) runs between
+ * them. Taken outside the context's own lock (lock order: caller's, then
+ * the context's). */
+typedef struct {
+    void (*lock)(void *arg);
+    void (*unlock)(void *arg);
+    void *arg;
+} cz_cuda_region_hooks;
+
+/* cz_cuda_prove_start with the parameters identified by (params,
+ * generation) (see cz_cuda_params_generation) and optional region hooks
+ * (NULL: none). */
+CZ_WUR cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, const cz_groth16_params *params,
+                                        uint64_t generation, const cz_pce *pce, cz_groth16_input *in,
+                                        cz_pool *pool, cz_pool *bg, const cz_cuda_region_hooks *hooks,
+                                        cz_errbuf *err);
 
 /* ---- single kernels on host buffers (device check, benchmarks) ------------------ */
 typedef enum { CZ_CUDA_NTT_FWD = 0, CZ_CUDA_NTT_INV, CZ_CUDA_NTT_COSET_FWD, CZ_CUDA_NTT_COSET_INV } cz_cuda_ntt_kind;

@@ -83,14 +83,35 @@ typedef struct {
      * the largest constraint count (default 2^27) */
     char circuits[CZ_DAEMON_PATH_MAX];
     uint64_t max_constraints;
+    /* GPUs (cz_prover_config.gpus): "auto" (default), "none" or "0,1,..." */
+    char gpus[64];
+    /* [engine] device_memory: the budget of every device, in bytes
+     * (engine.device_memory[]); CZ_DAEMON_DEVICE_MEMORY_AUTO = each GPU's
+     * free memory at start minus a reserve (the default); 0 = no device
+     * accounting. engine_devices_set: engine.devices was configured (else
+     * cuzkd uses the back-end's GPU count). */
+    uint64_t device_memory;
+    bool engine_devices_set;
     /* [test] — the test-double back-end (backend = test) */
     unsigned test_load_ms, test_synth_ms, test_prove_ms, test_finish_ms;
     uint64_t test_params_bytes, test_partition_bytes;
     unsigned test_proof_bytes;
+    /* [store] — where jobs live (docs/store.md): "memory" (this daemon's
+     * engine, the default) or "postgres" (a job table shared by every node
+     * on the same database; the local engine proves claimed partitions) */
+    char store_backend[16];
+    char store_conninfo[1024];           /* libpq conninfo or URI (postgres) */
+    char store_node_id[128];             /* default: the host name */
+    uint64_t store_lease_ms;             /* claim lease (default 60000) */
+    unsigned store_max_attempts;         /* lapsed leases before a job fails (default 3) */
+    uint64_t store_await_poll_ms;        /* await re-reads at least this often (default 1000) */
+    unsigned store_connections;          /* connections for HTTP/gRPC requests (default 8) */
     /* [engine] — every engine knob; backend/timeline/callbacks are set by
      * the daemon and ignored here. */
     cz_engine_config engine;
 } cz_daemon_config;
+
+#define CZ_DAEMON_DEVICE_MEMORY_AUTO UINT64_MAX
 
 void cz_daemon_config_default(cz_daemon_config *c);
 /* The default daemon.listen, which `cuzk client` uses too (so the two

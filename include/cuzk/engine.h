@@ -30,6 +30,9 @@ extern "C" {
 typedef struct cz_engine cz_engine;
 typedef uint64_t cz_job_id; /* 0 is never a valid job id */
 
+#define CZ_ENGINE_MAX_DEVICES 256        /* cz_engine_config.devices */
+#define CZ_ENGINE_STATUS_DEVICES 16      /* devices detailed in cz_engine_status */
+
 /* Scheduling order: higher value first, then older (FIFO by submission). */
 typedef enum {
     CZ_PRIO_LOW = 0,
@@ -74,6 +77,16 @@ typedef struct {
     uint64_t abc_bytes;     /* a, b, c at the padded domain size (3 * 32 * m) */
     uint64_t rest_bytes;    /* assignments, density, NTT/MSM working sets, ... */
     size_t proof_bytes;     /* bytes of one partition proof (192 for Groth16) */
+    /* Device memory (charged only on devices with a budget, see
+     * cz_engine_config.device_memory): the circuit's parameters resident on
+     * a device (charged per device, from the first partition of the
+     * circuit that device takes until another circuit replaces them there
+     * or the engine unloads them), and one partition's device working set
+     * (charged from the moment a prover worker of the device takes the
+     * partition until its prove_start returns). 0/0: nothing on a device
+     * (the CPU back-end). */
+    uint64_t device_params_bytes;
+    uint64_t device_partition_bytes;
 } cz_engine_estimate;
 
 /* Per-phase durations a back-end call reports (for TIMELINE lines and the
@@ -105,19 +118,46 @@ bool cz_engine_cancel_requested(const cz_engine_cancel_token *c);
 
 /* A device (GPU, or a CPU "device"): prover workers of one device share its
  * lock, which must cover only the heavy (kernel) region, so one worker's
- * CPU preparation overlaps the other's kernels. See backend_locks_device. */
+ * CPU preparation overlaps the other's kernels. See backend_locks_device.
+ * The lock is a plain mutex the engine owns: a back-end that takes it
+ * must release it on every path (an error inside the region included);
+ * the engine never marks it unusable. The time it is held is the
+ * partition's gpu_ms (TIMELINE GPU_START/GPU_END, device busy time). */
 typedef struct cz_engine_device cz_engine_device;
 unsigned cz_engine_device_index(const cz_engine_device *d);
 void cz_engine_device_lock(cz_engine_device *d);
 void cz_engine_device_unlock(cz_engine_device *d);
+
+/* Devices that fail: prove_start returns CZ_ERR_DEVICE for a device fault
+ * (never for a bad input: CZ_ERR_UNSATISFIED and the like fail the job as
+ * before). It still consumes synth. The engine then retries the partition
+ * ONCE on another device that is not quarantined: it keeps the
+ * partition's reservation, calls synthesize again for it (on the failing
+ * device's prover worker, so the objects of the first attempt are never
+ * reused) and queues it for the prover workers of the other devices; if
+ * that attempt fails too, or no other device is usable, the job fails
+ * with a message naming both attempts. A device with
+ * device_quarantine_after consecutive CZ_ERR_DEVICE results (a success
+ * resets the count) is quarantined for the engine's life: its workers
+ * take no more work (one log line on stderr, a DEVICE_QUARANTINED
+ * TIMELINE line, cz_engine_status.device[].quarantined). When every
+ * device is quarantined, partitions fail at once with "every device is
+ * quarantined" and the devices' last errors. Only prove_start is retried:
+ * a CZ_ERR_DEVICE from prove_finish (a GPU result that failed the
+ * back-end's check) fails the job like any prove_finish error. */
 
 /* The vtable. Every callback gets ctx first. msg/msglen: a buffer for an
  * actionable error message (may be left empty; always NUL-terminated by the
  * engine before the call). Ownership rules are part of the contract:
  *  - synthesize: on CZ_OK *synth is a new object the engine owns (it is
  *    either passed to prove_start or freed with free_synth).
- *  - prove_start: CONSUMES synth in every case (frees a/b/c before it
- *    returns, frees everything on error); on CZ_OK *pending is a new object
+ *  - synthesize may be called a second time for the same partition (the
+ *    retry after a CZ_ERR_DEVICE, on a prover worker's thread): it must
+ *    give the same partition again (the proof may differ only by its
+ *    randomness).
+ *  - prove_start: CONSUMES synth in every case, CZ_ERR_DEVICE included
+ *    (frees a/b/c before it returns, frees everything on error); on CZ_OK
+ *    *pending is a new object
  *    (passed to prove_finish or freed with free_pending, which must be safe
  *    for a pending that is never finished).
  *  - prove_finish: CONSUMES pending in every case; on CZ_OK writes exactly
@@ -163,6 +203,10 @@ typedef struct cz_engine_backend {
      * true: prove_start takes cz_engine_device_lock itself around its
      * kernel region only (the better choice for a real GPU back-end). */
     bool backend_locks_device;
+    /* Optional: a short name of device index (e.g. "NVIDIA H200 (sm_90,
+     * 139.8 GiB)"), written into name (len bytes, NUL-terminated); called
+     * once per device at cz_engine_create. NULL: "device <index>". */
+    void (*device_name)(void *ctx, unsigned index, char *name, size_t len);
 } cz_engine_backend;
 
 /* ------------------------------------------------------------------------
@@ -175,6 +219,18 @@ typedef struct {
     unsigned devices;             /* default 1 */
     unsigned workers_per_device;  /* prover workers per device (default 2) */
     unsigned finalizers;          /* prove_finish workers (default 1) */
+    /* Consecutive CZ_ERR_DEVICE results after which a device is
+     * quarantined (default 3; 0 = never). */
+    unsigned device_quarantine_after;
+    /* Device memory budget in bytes, per device index (< devices): a
+     * prover worker takes a partition only when its device's budget
+     * admits the circuit's device_params_bytes (unless already resident
+     * there) plus device_partition_bytes on top of what the device holds.
+     * One set of parameters is resident per device (a device switches to
+     * another circuit only when it holds no partition). A partition that
+     * fits no usable device fails naming the sizes. 0 = no device
+     * accounting on that device (the CPU case; the default). */
+    uint64_t device_memory[CZ_ENGINE_MAX_DEVICES];
     /* Memory budget in bytes covering parameters and in-flight partitions.
      * 0 = auto: the memory limit (MemTotal, or the cgroup's limit when it
      * is lower; cuzk/sysmem.h) - memory_safety_margin. */
@@ -283,8 +339,22 @@ typedef struct {
      * anything else under the id is refused with CZ_ERR_BUSY. Only live
      * and DONE jobs hold their id: a submission under the id of a FAILED
      * or CANCELLED job starts a new job (a retry). After the job is pruned
-     * the id may be reused. Priority is not part of the key. */
+     * the id may be reused. Priority is not part of the key (the
+     * partition range is). */
     const char *request_id;
+    /* A partition-range sub-job: prove only partitions [first_partition,
+     * first_partition + partition_count) of a job of num_partitions (the
+     * whole job's count). The back-end sees the real partition index and
+     * the real num_partitions, so a partition proved alone is
+     * byte-identical to the same partition of the whole job. The result's
+     * proof is those partition_count proofs in order; num_partitions and
+     * partitions_done of its cz_job_result count within the range, and
+     * self-verification runs only when the range is the whole job (a
+     * part of a proof cannot be verified alone: cz_engine_verify_proof
+     * checks the assembled whole). partition_count 0 = the whole job (the
+     * default: first_partition must then be 0). A range outside
+     * 0..num_partitions is refused (CZ_ERR_INVALID_ARG) naming it. */
+    uint32_t first_partition, partition_count;
 } cz_job_request;
 
 /* Accepts a job. Refusals (with msg): CZ_ERR_INVALID_ARG, CZ_ERR_NOT_FOUND
@@ -333,6 +403,22 @@ typedef struct {
  * kept unchanged, so a later await can fetch it. */
 CZ_WUR cz_status cz_engine_await(cz_engine *e, cz_job_id id, int64_t timeout_ms,
                                  cz_job_result *out);
+/* Verifies a whole assembled proof (num_partitions partition proofs
+ * concatenated in order, proof_len bytes) of circuit_id over payload, as
+ * the engine's self-verification does: the circuit's parameters are loaded
+ * (through the normal load path, charged to the budget) or, when
+ * resident, pinned for the call; then backend.prepare_job (if any),
+ * backend.verify and release_job run on the caller's thread. For a node
+ * that assembles a job from partitions proved elsewhere (the job store).
+ * CZ_OK: valid. Otherwise the back-end's status (why in msg).
+ * CZ_ERR_UNSUPPORTED: the back-end has no verify. CZ_ERR_BUDGET: the
+ * parameters cannot be loaded now. CZ_ERR_NOT_FOUND: unknown circuit.
+ * CZ_ERR_INVALID_ARG: proof_len is not num_partitions proofs. */
+CZ_WUR cz_status cz_engine_verify_proof(cz_engine *e, const char *circuit_id, const void *payload,
+                                        size_t payload_len, uint32_t num_partitions,
+                                        const uint8_t *proof, size_t proof_len, char *msg,
+                                        size_t msglen);
+
 /* Non-blocking snapshot of a job (never copies the proof). */
 CZ_WUR cz_status cz_engine_job_info(cz_engine *e, cz_job_id id, cz_job_result *out);
 void cz_job_result_free(cz_job_result *r);
@@ -370,6 +456,21 @@ CZ_WUR cz_status cz_engine_evict(cz_engine *e, const char *circuit_id, char *msg
  * Observability
  * ------------------------------------------------------------------------ */
 
+/* One device in cz_engine_status (JSON: "device":[...]; Prometheus:
+ * cuzk_device_*{device="<index>"}). */
+typedef struct {
+    unsigned index;
+    char name[64];
+    double busy_ms;               /* device lock held */
+    double busy_fraction;         /* busy_ms / uptime */
+    uint64_t partitions;          /* prove_start calls that succeeded */
+    uint64_t failures;            /* CZ_ERR_DEVICE results */
+    uint64_t consecutive_failures;
+    bool quarantined;
+    uint64_t memory_used, memory_total; /* device budget (total 0 = none) */
+    char last_error[128];         /* of the last CZ_ERR_DEVICE ("" = none) */
+} cz_engine_device_status;
+
 typedef struct {
     uint64_t uptime_ms;
     bool paused, shutting_down;
@@ -399,6 +500,10 @@ typedef struct {
     /* threads */
     unsigned partition_workers, prover_workers, finalizers, devices;
     double device_busy_ms; /* sum over devices of device-lock hold time */
+    /* devices: the first min(devices, CZ_ENGINE_STATUS_DEVICES) */
+    unsigned devices_quarantined;     /* over all devices */
+    uint64_t device_retries;          /* partitions retried on another device */
+    cz_engine_device_status device[CZ_ENGINE_STATUS_DEVICES];
 } cz_engine_status;
 
 void cz_engine_get_status(cz_engine *e, cz_engine_status *st);
@@ -442,9 +547,11 @@ typedef struct {
     double synth_start_ms, synth_end_ms;
     double prove_start_ms, prove_end_ms;  /* prove_start call */
     double device_ms;           /* device lock held during prove_start */
+    double gpu_start_ms;        /* first device lock of prove_start (0 = none) */
     double finish_start_ms, finish_end_ms;
     int synth_worker, prover_worker, finalizer; /* -1 = none */
-    unsigned device;
+    unsigned device;            /* of the last attempt */
+    bool device_retried;        /* a device failure sent it to another device */
 } cz_engine_part_record;
 
 /* Copies up to cap records (oldest first) into out; returns how many exist

@@ -92,7 +92,44 @@ typedef struct {
      * "mulchain-0300000": CZ_ERR_INVALID_ARG naming the canonical form). */
     const char *circuits;
     uint64_t max_constraints;
+    /* GPUs to prove on (builds with the CUDA layer, CUZK_HAVE_CUDA): NULL,
+     * "" or "auto" = every CUDA device present (none present: the CPU,
+     * with one log line "no CUDA device: proving on the CPU"); "none" =
+     * the CPU only; "0,2" = those CUDA ordinals (each must open: an error
+     * naming it otherwise). Without the CUDA layer, "auto" and "none"
+     * prove on the CPU ("CUDA not built: proving on the CPU") and a list
+     * is refused (CZ_ERR_UNSUPPORTED). See "GPU proving" below. */
+    const char *gpus;
 } cz_prover_config;
+
+#define CZ_PROVER_MAX_GPUS 64
+
+/* GPU proving (docs/design.md, "GPU proving"). With n GPUs opened, engine
+ * device i < n proves on GPU i (cz_cuda_prove_start_ex: the quotient and
+ * the G1 MSMs on the device, B_G2 on the CPU meanwhile) and any device
+ * index >= n on the CPU (engine.devices = n + 1 adds a CPU device that
+ * keeps proving when every GPU is quarantined). backend_locks_device is
+ * then true: the engine's device lock covers only the device region of a
+ * GPU proof (parameter upload, transfers, kernels, read-back), and the
+ * whole CPU prove_start of a CPU device. Device faults (CUDA errors,
+ * device out of memory or over its size check, a broken context) are
+ * CZ_ERR_DEVICE, which the engine retries on another device;
+ * CZ_ERR_UNSATISFIED and other input errors stay what they are. A GPU
+ * partition's proof is verified (one pairing check with its public
+ * inputs) in prove_finish before it leaves the back-end: a wrong result
+ * fails with CZ_ERR_DEVICE naming the GPU, not as a bad job. The
+ * estimate then also carries device_params_bytes and
+ * device_partition_bytes (cz_cuda_device_bytes_for). The parameters made
+ * resident on a GPU are identified by a generation stamped at load and
+ * released from every GPU when the engine unloads them. */
+/* GPUs the back-end proves on (0: the CPU only). */
+unsigned cz_prover_backend_gpus(const cz_engine_backend *b);
+/* Device memory a device budget may use on GPU i: its free memory when it
+ * was opened minus the context's 512 MiB reserve; 0 for i >= the GPUs. */
+uint64_t cz_prover_backend_gpu_memory(const cz_engine_backend *b, unsigned i);
+/* The line logged at creation ("no CUDA device: proving on the CPU", "2
+ * GPU(s): ..."). */
+const char *cz_prover_backend_device_summary(const cz_engine_backend *b);
 
 #define CZ_PROVER_DEFAULT_MAX_CONSTRAINTS (1ull << 27)
 

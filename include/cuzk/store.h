@@ -223,7 +223,8 @@ typedef struct {
 /* Claims up to max_partitions queued partitions for this node, in
  * priority order (higher first), then job age (oldest first), then
  * partition index; circuits / ncircuits (optional, NULL/0 = all) limit it
- * to those circuit ids. Each claimed partition gets lease_expires = now +
+ * to those circuit ids (an entry "prefix*" stands for every id starting
+ * with prefix, as in cuzkd's backend.circuits). Each claimed partition gets lease_expires = now +
  * lease_ms and attempts + 1; its job becomes RUNNING. out->n may be 0.
  * Free the set with cz_store_claimed_set_free. Not idempotent: when its
  * COMMIT goes unanswered, CZ_ERR_IO ("partitions may have been claimed":
@@ -325,6 +326,32 @@ typedef struct {
  * 'n1'"). Jobs another node is changing right now are skipped (the next
  * call gets them). Idempotent. out may be NULL. */
 CZ_WUR cz_status cz_store_reclaim_expired(cz_store *s, cz_store_reclaim_stats *out, cz_errbuf *err);
+
+/* A node starting again under its node id (after a crash or a kill)
+ * calls this before it claims: the partitions still claimed under its id
+ * and the jobs it was assembling belong to its previous run, whose work is
+ * lost, and a heartbeat under the same id would renew them forever. The
+ * partitions go back to the queue at once (their attempts stay counted)
+ * and the assemblies are dropped, for the next cz_store_claim_assembly of
+ * any node. *released (if not NULL): how many partitions. Idempotent. */
+CZ_WUR cz_status cz_store_release_node(cz_store *s, size_t *released, cz_errbuf *err);
+
+/* Gives back one partition this node claimed but will not work on (its
+ * local pipeline refused it, or the node is stopping): queued again at
+ * once, and the claim does not count as an attempt. A heartbeat renews
+ * every partition claimed under the node id, so a claim that is merely
+ * forgotten would never lapse. *released (if not NULL): false when the
+ * partition was no longer this node's claim. Idempotent. */
+CZ_WUR cz_status cz_store_release_partition(cz_store *s, cz_job_id job, uint32_t k, bool *released,
+                                            cz_errbuf *err);
+
+/* A job's payload (malloc'd, free() it; an empty payload is a 1-byte
+ * buffer with *len 0) or, for a job submitted by reference, its URI
+ * (*uri malloc'd, *payload NULL): what a node taking over an assembly
+ * (cz_store_claim_assembly) needs to verify the proof. CZ_ERR_NOT_FOUND:
+ * unknown or pruned. Read-only. */
+CZ_WUR cz_status cz_store_job_payload(cz_store *s, cz_job_id job, uint8_t **payload, size_t *len,
+                                      char **uri, cz_errbuf *err);
 
 #ifdef __cplusplus
 }

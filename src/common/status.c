@@ -28,6 +28,7 @@ const char *cz_status_str(cz_status s)
     case CZ_ERR_BUSY: return "busy";
     case CZ_ERR_INTERNAL: return "internal error";
     case CZ_ERR_QUEUE_FULL: return "queue full";
+    case CZ_ERR_DEVICE: return "the device failed; the work may succeed on another device";
     }
     return "unknown status";
 }

@@ -10,6 +10,7 @@
  */
 #include "cuda/ctx_internal.h"
 #include "cuzk/ntt.h"
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,7 @@ static void release_params_locked(cz_cuda_ctx *ctx)
     ctx->d_h = ctx->d_l = ctx->d_a = ctx->d_b1 = NULL;
     if (ctx->dom.tw) czc_domain_free(&ctx->dom);
     ctx->params = NULL;
+    ctx->params_gen = 0;
 }
 
 cz_status cz_cuda_ctx_create(cz_cuda_ctx **out, const cz_cuda_opts *opts, cz_errbuf *err)
@@ -209,11 +211,30 @@ size_t cz_cuda_params_device_bytes(const cz_groth16_params *p)
     return pts * sizeof(cz_g1_affine) + czc_domain_bytes(log2_exact(cz_groth16_params_domain(p)));
 }
 
+uint64_t cz_cuda_params_generation(void)
+{
+    static _Atomic uint64_t next = 1;
+    return atomic_fetch_add(&next, 1);
+}
+
+bool cz_cuda_params_resident(cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bool r = czc_is_resident(ctx, p, gen);
+    pthread_mutex_unlock(&ctx->lock);
+    return r;
+}
+
 cz_status cz_cuda_params_upload(cz_cuda_ctx *ctx, const cz_groth16_params *p, cz_errbuf *err)
+{
+    return cz_cuda_params_upload_gen(ctx, p, 0, err);
+}
+
+cz_status cz_cuda_params_upload_gen(cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen, cz_errbuf *err)
 {
     cz_status st = czc_enter(ctx, err);
     if (st != CZ_OK) return st;
-    if (ctx->params == p) return czc_leave(ctx, CZ_OK, err);
+    if (czc_is_resident(ctx, p, gen)) return czc_leave(ctx, CZ_OK, err);
     release_params_locked(ctx);
     size_t m = cz_groth16_params_domain(p), need = cz_cuda_params_device_bytes(p), avail;
     unsigned logm = log2_exact(m);
@@ -244,6 +265,7 @@ cz_status cz_cuda_params_upload(cz_cuda_ctx *ctx, const cz_groth16_params *p, cz
     if ((st = czc_domain_build(&ctx->dom, logm, ctx->s_copy, err)) != CZ_OK) goto out;
     CZC_TRY(cudaStreamSynchronize(ctx->s_copy));
     ctx->params = p;
+    ctx->params_gen = gen;
 out:
     if (st != CZ_OK) release_params_locked(ctx);
     return czc_leave(ctx, st, err);
@@ -254,6 +276,19 @@ void cz_cuda_params_release(cz_cuda_ctx *ctx)
     pthread_mutex_lock(&ctx->lock);
     if (cudaSetDevice(ctx->device) == cudaSuccess) release_params_locked(ctx);
     (void)cudaGetLastError();
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void cz_cuda_params_release_set(cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (czc_is_resident(ctx, p, gen)) {
+        if (cudaSetDevice(ctx->device) == cudaSuccess) release_params_locked(ctx);
+        (void)cudaGetLastError();
+        /* forgotten even if the device is gone: the pointer is about to be freed */
+        ctx->params = NULL;
+        ctx->params_gen = 0;
+    }
     pthread_mutex_unlock(&ctx->lock);
 }
 

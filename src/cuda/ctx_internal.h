@@ -20,13 +20,21 @@ struct cz_cuda_ctx {
     cudaEvent_t pin_ev[2];         /* last copy out of pin[k] */
     size_t pin_bytes;
     unsigned pin_next;
-    /* resident parameters (see cuzk/cuda.h) */
+    /* resident parameters (see cuzk/cuda.h): (params, params_gen) */
     const cz_groth16_params *params;
+    uint64_t params_gen;
     cz_g1_affine *d_h, *d_l, *d_a, *d_b1;
     czc_domain dom;                /* domain of the resident parameters (dom.tw NULL: none) */
     bool broken;                   /* a sticky CUDA error happened */
     char broken_msg[320];
 };
+
+/* Whether (p, gen) is the resident set (under ctx->lock, or on a
+ * context only this thread sees). Pure: no CUDA call (host-testable). */
+static inline bool czc_is_resident(const cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen)
+{
+    return p && ctx->params == p && ctx->params_gen == gen;
+}
 
 /* Locks the context and selects its device; CZ_ERR_UNSUPPORTED when the
  * context is broken. On success the caller must call czc_leave. */

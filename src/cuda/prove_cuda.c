@@ -2,6 +2,8 @@
  * cuzk CUDA backend — GPU prove_start (contract: cz_groth16_prove_start).
  *
  * Order of work:
+ *   (with region hooks, the caller's lock is held from the parameter upload
+ *   to the end of the device region: cz_cuda_prove_start_ex)
  *   host, before the device lock: shape checks; cz_groth16_pending_begin
  *     converts the witness and starts B_G2 on the CPU executor (bg), so
  *     B_G2 runs during all the device work below; density prefix sums.
@@ -57,8 +59,40 @@ size_t cz_cuda_proof_device_bytes(const cz_groth16_params *p, const cz_pce *pce)
            czc_msm_g1_scratch_bytes(nmax, NULL) + ((size_t)1 << 20);
 }
 
+void cz_cuda_device_bytes_for(const cz_pce *pce, uint64_t *resident, uint64_t *proof)
+{
+    size_t m = 1;
+    while (m < pce->n_constraints) m <<= 1;
+    /* only the counts are read (the domain is n_h + 1) */
+    cz_groth16_params p;
+    memset(&p, 0, sizeof p);
+    p.n_h = m - 1;
+    p.n_l = pce->n_aux;
+    p.n_a = pce->n_inputs + pce->dens_a_aux_count;
+    p.n_b = pce->dens_b_input_count + pce->dens_b_aux_count;
+    *resident = cz_cuda_params_device_bytes(&p);
+    *proof = cz_cuda_proof_device_bytes(&p, pce);
+}
+
 cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx, const cz_groth16_params *params,
                               const cz_pce *pce, cz_groth16_input *in, cz_pool *pool, cz_pool *bg, cz_errbuf *err)
+{
+    return cz_cuda_prove_start_ex(out, ctx, params, 0, pce, in, pool, bg, NULL, err);
+}
+
+static void region_lock(const cz_cuda_region_hooks *h)
+{
+    if (h && h->lock) h->lock(h->arg);
+}
+
+static void region_unlock(const cz_cuda_region_hooks *h)
+{
+    if (h && h->unlock) h->unlock(h->arg);
+}
+
+cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, const cz_groth16_params *params,
+                                 uint64_t gen, const cz_pce *pce, cz_groth16_input *in, cz_pool *pool, cz_pool *bg,
+                                 const cz_cuda_region_hooks *hooks, cz_errbuf *err)
 {
     *out = NULL;
     cz_status st;
@@ -96,8 +130,13 @@ cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx, const 
     cz_d_density_prefix(pref + nw_aux, bm + nw_aux, n_in);
     cz_d_density_prefix(pref + nw_aux + nw_in, bm + nw_aux + nw_in, n_aux);
 
+    /* The caller's device region (the engine's device lock) starts here:
+     * everything above is host work that overlaps another proof's
+     * device work. */
+    region_lock(hooks);
     /* resident parameters (no-op after the first proof of a parameter set) */
-    if ((st = cz_cuda_params_upload(ctx, params, err)) != CZ_OK) {
+    if ((st = cz_cuda_params_upload_gen(ctx, params, gen, err)) != CZ_OK) {
+        region_unlock(hooks);
         free(bm);
         free(pref);
         free_abc(in);
@@ -116,13 +155,14 @@ cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx, const 
     size_t need = cz_cuda_proof_device_bytes(params, pce), avail;
     size_t nsc = params->n_a > params->n_b ? params->n_a : params->n_b;
     if ((st = czc_enter(ctx, err)) != CZ_OK) {
+        region_unlock(hooks);
         free(bm);
         free(pref);
         free_abc(in);
         cz_groth16_pending_free(p);
         return st;
     }
-    if (ctx->params != params) { /* another thread replaced the resident set meanwhile */
+    if (!czc_is_resident(ctx, params, gen)) { /* another thread replaced the resident set meanwhile */
         st = cz_err(err, CZ_ERR_BUSY, "cuda: resident parameters changed during prove_start; retry");
         goto out;
     }
@@ -214,6 +254,7 @@ out:
     cudaFree(d_pref);
     cudaFree(d_bad);
     st = czc_leave(ctx, st, err);
+    region_unlock(hooks);
     free(bm);
     free(pref);
     free_abc(in);

@@ -569,6 +569,7 @@ int cz_api_http_status(cz_status st)
     case CZ_ERR_CANCELLED: return 503;
     case CZ_ERR_NOMEM: return 503;
     case CZ_ERR_QUEUE_FULL: return 503; /* with Retry-After */
+    case CZ_ERR_DEVICE: return 503;     /* a device failed: the work may succeed elsewhere */
     case CZ_ERR_UNSUPPORTED: return 501;
     default: return 500;
     }

@@ -13,7 +13,8 @@
 #include <unistd.h>
 #include "cuzk/daemon.h"
 
-typedef enum { K_STR, K_U32, K_U64, K_SIZE, K_MS, K_BOOL, K_LOG, K_BUDGET, K_BACKEND, K_ZSIZE, K_VALIDATE, K_MODE } ktype;
+typedef enum { K_STR, K_U32, K_U64, K_SIZE, K_MS, K_BOOL, K_LOG, K_BUDGET, K_BACKEND, K_ZSIZE, K_VALIDATE, K_MODE,
+               K_STORE, K_CONNINFO, K_NODEID, K_GPUS, K_DEVMEM } ktype;
 
 typedef struct {
     const char *section, *key;
@@ -52,6 +53,7 @@ static const keydef keys[] = {
     {"backend", "params_validate", K_VALIDATE, OFF(params_validate_full), 0, 0, 0},
     STR("backend", "circuits", circuits),
     {"backend", "max_constraints", K_U64, OFF(max_constraints), 0, 1, 1ull << 32},
+    {"backend", "gpus", K_GPUS, OFF(gpus), sizeof(((cz_daemon_config *)0)->gpus), 0, 0},
     {"engine", "partition_workers", K_U32, OFF(engine.partition_workers), 0, 1, 4096},
     {"engine", "synthesis_lookahead", K_U32, OFF(engine.synthesis_lookahead), 0, 1, 4096},
     {"engine", "devices", K_U32, OFF(engine.devices), 0, 1, 64},
@@ -71,6 +73,15 @@ static const keydef keys[] = {
     {"engine", "max_queued_jobs", K_U64, OFF(engine.max_queued_jobs), 0, 1, UINT64_MAX},
     {"engine", "max_queued_bytes", K_U64, OFF(engine.max_queued_bytes), 0, 0, UINT64_MAX},
     {"engine", "param_loaders", K_U32, OFF(engine.param_loaders), 0, 1, 64},
+    {"engine", "device_quarantine_after", K_U32, OFF(engine.device_quarantine_after), 0, 0, 1000000},
+    {"engine", "device_memory", K_DEVMEM, OFF(device_memory), 0, 0, UINT64_MAX - 1},
+    {"store", "backend", K_STORE, OFF(store_backend), sizeof(((cz_daemon_config *)0)->store_backend), 0, 0},
+    {"store", "conninfo", K_CONNINFO, OFF(store_conninfo), sizeof(((cz_daemon_config *)0)->store_conninfo), 0, 0},
+    {"store", "node_id", K_NODEID, OFF(store_node_id), sizeof(((cz_daemon_config *)0)->store_node_id), 0, 0},
+    {"store", "lease_ms", K_MS, OFF(store_lease_ms), 0, 100, 86400000},
+    {"store", "max_attempts", K_U32, OFF(store_max_attempts), 0, 1, 1000},
+    {"store", "await_poll_ms", K_MS, OFF(store_await_poll_ms), 0, 1, 3600000},
+    {"store", "connections", K_U32, OFF(store_connections), 0, 1, 1024},
     {"test", "load_ms", K_U32, OFF(test_load_ms), 0, 0, 600000},
     {"test", "synth_ms", K_U32, OFF(test_synth_ms), 0, 0, 600000},
     {"test", "prove_ms", K_U32, OFF(test_prove_ms), 0, 0, 600000},
@@ -126,6 +137,9 @@ void cz_daemon_config_default(cz_daemon_config *c)
     c->params_validate_full = false;
     c->circuits[0] = 0;                 /* every circuit the back-end knows */
     c->max_constraints = 1ull << 27;    /* CZ_PROVER_DEFAULT_MAX_CONSTRAINTS (cuzk/prover.h) */
+    snprintf(c->gpus, sizeof c->gpus, "auto");
+    c->device_memory = CZ_DAEMON_DEVICE_MEMORY_AUTO;
+    c->engine_devices_set = false;
     c->test_load_ms = 0;
     c->test_synth_ms = 5;
     c->test_prove_ms = 5;
@@ -133,7 +147,57 @@ void cz_daemon_config_default(cz_daemon_config *c)
     c->test_params_bytes = 1u << 20;
     c->test_partition_bytes = 2u << 20;
     c->test_proof_bytes = 192;
+    snprintf(c->store_backend, sizeof c->store_backend, "memory");
+    c->store_conninfo[0] = 0;
+    /* leases are held by node id: the host name is unique per machine */
+    if (gethostname(c->store_node_id, sizeof c->store_node_id - 1) != 0 || !c->store_node_id[0])
+        snprintf(c->store_node_id, sizeof c->store_node_id, "cuzkd");
+    c->store_node_id[sizeof c->store_node_id - 1] = 0;
+    c->store_lease_ms = 60000;
+    c->store_max_attempts = 3;
+    c->store_await_poll_ms = 1000;
+    c->store_connections = 8;
     cz_engine_config_default(&c->engine);
+}
+
+/* The conninfo as printed: a password (key=value "password=..." or the
+ * URI's "user:password@") is never shown. */
+static void conninfo_masked(const char *ci, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", ci);
+    char *p = strstr(out, "://");
+    if (p) {
+        char *at = strchr(p + 3, '@'), *colon = strchr(p + 3, ':');
+        if (at && colon && colon < at && strlen(out) + 4 < cap) {
+            memmove(colon + 4, at, strlen(at) + 1);
+            memcpy(colon, ":***", 4);
+        }
+    }
+    for (char *q = out; (q = strstr(q, "password")) != NULL; q += 8) {
+        char *v = q + 8;
+        while (*v == ' ')
+            v++;
+        if (*v != '=')
+            continue;
+        v++;
+        while (*v == ' ')
+            v++;
+        char *end = v;
+        if (*end == '\'') {
+            for (end++; *end && *end != '\''; end++)
+                if (*end == '\\' && end[1])
+                    end++;
+            if (*end)
+                end++;
+        } else {
+            while (*end && *end != ' ')
+                end++;
+        }
+        if (strlen(out) + 3 < cap) {
+            memmove(v + 3, end, strlen(end) + 1);
+            memcpy(v, "***", 3);
+        }
+    }
 }
 
 static bool parse_u64(const char *v, bool suffix, uint64_t *out)
@@ -200,7 +264,7 @@ cz_status cz_daemon_config_set(cz_daemon_config *c, const char *section, const c
     }
     if (!sec_known)
         return cz_err(err, CZ_ERR_INVALID_ARG,
-                      "unknown config section [%s] (known: daemon, grpc, backend, engine, test)", section);
+                      "unknown config section [%s] (known: daemon, grpc, backend, store, engine, test)", section);
     if (!k)
         return cz_err(err, CZ_ERR_INVALID_ARG, "unknown config key '%s' in [%s]", key, section);
     char *base = (char *)c;
@@ -213,12 +277,84 @@ cz_status cz_daemon_config_set(cz_daemon_config *c, const char *section, const c
                           key, k->cap - 1);
         snprintf(base + k->off, k->cap, "%s", value);
         return CZ_OK;
+    case K_GPUS: {
+        /* auto | none | a comma-separated list of distinct CUDA device
+         * numbers 0..63 (cz_prover_config.gpus; whether they exist is
+         * checked when the back-end opens them) */
+        bool ok = !strcmp(value, "auto") || !strcmp(value, "none");
+        if (!ok && strlen(value) < k->cap) {
+            uint64_t seen = 0;
+            const char *q = value;
+            ok = true;
+            while (ok) {
+                char *end;
+                errno = 0;
+                long v = (*q >= '0' && *q <= '9') ? strtol(q, &end, 10) : -1;
+                if (v < 0 || v > 63 || errno || (seen >> v & 1)) {
+                    ok = false;
+                    break;
+                }
+                seen |= 1ull << v;
+                q = end;
+                if (!*q)
+                    break;
+                if (*q != ',' || !q[1])
+                    ok = false;
+                q++;
+            }
+        }
+        if (!ok)
+            return cz_err(err, CZ_ERR_INVALID_ARG,
+                          "%s.%s must be auto, none or a comma-separated list of distinct CUDA device numbers "
+                          "0..63 (\"0,1\"), got '%s'",
+                          section, key, value);
+        snprintf(base + k->off, k->cap, "%s", value);
+        return CZ_OK;
+    }
+    case K_DEVMEM:
+        if (!strcasecmp(value, "auto")) {
+            *(uint64_t *)(base + k->off) = CZ_DAEMON_DEVICE_MEMORY_AUTO;
+            return CZ_OK;
+        }
+        if (!parse_u64(value, true, &u) || u > k->max)
+            return cz_err(err, CZ_ERR_INVALID_ARG,
+                          "%s.%s must be auto, 0 (no device accounting) or bytes per device (K/M/G/T suffix), "
+                          "got '%s'",
+                          section, key, value);
+        *(uint64_t *)(base + k->off) = u;
+        return CZ_OK;
     case K_BACKEND:
         if (strcmp(value, "groth16") && strcmp(value, "test"))
             return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be 'groth16' or 'test', got '%s'",
                           section, key, value);
         snprintf(base + k->off, k->cap, "%s", value);
         return CZ_OK;
+    case K_STORE:
+        if (strcmp(value, "memory") && strcmp(value, "postgres"))
+            return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be 'memory' or 'postgres', got '%s'",
+                          section, key, value);
+        snprintf(base + k->off, k->cap, "%s", value);
+        return CZ_OK;
+    case K_CONNINFO:
+        /* the value is never echoed: it may hold a password */
+        if (strlen(value) >= k->cap)
+            return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s: value longer than %zu characters", section,
+                          key, k->cap - 1);
+        snprintf(base + k->off, k->cap, "%s", value);
+        return CZ_OK;
+    case K_NODEID: {
+        /* the store's rule (cuzk/store.h): 1..127 printable ASCII */
+        size_t n = strlen(value);
+        bool ok = n >= 1 && n < k->cap;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = value[i] > ' ' && value[i] < 127;
+        if (!ok)
+            return cz_err(err, CZ_ERR_INVALID_ARG,
+                          "%s.%s must be 1..%zu printable ASCII characters without spaces, got '%s'", section,
+                          key, k->cap - 1, value);
+        snprintf(base + k->off, k->cap, "%s", value);
+        return CZ_OK;
+    }
     case K_BOOL:
         if (!parse_bool(value, &b))
             return cz_err(err, CZ_ERR_INVALID_ARG, "%s.%s must be true or false, got '%s'", section,
@@ -272,6 +408,8 @@ cz_status cz_daemon_config_set(cz_daemon_config *c, const char *section, const c
                               ? " (K/M/G/T suffix allowed)"
                               : "",
                           value);
+        if (k->off == OFF(engine.devices))
+            c->engine_devices_set = true; /* else cuzkd takes the back-end's GPU count */
         if (k->type == K_U32)
             *(unsigned *)(base + k->off) = (unsigned)u;
         else if (k->type == K_ZSIZE || k->type == K_SIZE)
@@ -355,7 +493,16 @@ void cz_daemon_config_print(const cz_daemon_config *c, FILE *f)
         fprintf(f, "%s = ", k->key);
         switch (k->type) {
         case K_STR:
+        case K_GPUS:
+        case K_STORE:
+        case K_NODEID:
         case K_BACKEND: fprintf(f, "%s\n", base + k->off); break;
+        case K_CONNINFO: {
+            char masked[sizeof c->store_conninfo];
+            conninfo_masked(base + k->off, masked, sizeof masked);
+            fprintf(f, "%s\n", masked);
+            break;
+        }
         case K_BOOL: fprintf(f, "%s\n", *(const bool *)(base + k->off) ? "true" : "false"); break;
         case K_VALIDATE: fprintf(f, "%s\n", *(const bool *)(base + k->off) ? "full" : "trusted"); break;
         case K_LOG: fprintf(f, "%s\n", log_names[*(const cz_log_level *)(base + k->off)]); break;
@@ -363,6 +510,13 @@ void cz_daemon_config_print(const cz_daemon_config *c, FILE *f)
         case K_MODE: fprintf(f, "%04o\n", *(const unsigned *)(base + k->off)); break;
         case K_SIZE:
         case K_ZSIZE: fprintf(f, "%zu\n", *(const size_t *)(base + k->off)); break;
+        case K_DEVMEM:
+            if (*(const uint64_t *)(base + k->off) == CZ_DAEMON_DEVICE_MEMORY_AUTO) {
+                fprintf(f, "auto\n");
+                break;
+            }
+            fprintf(f, "%" PRIu64 "\n", *(const uint64_t *)(base + k->off));
+            break;
         case K_BUDGET:
             if (*(const uint64_t *)(base + k->off) == 0) {
                 fprintf(f, "auto\n");

@@ -43,6 +43,7 @@ int cz_grpc_status_of(cz_status st)
     case CZ_ERR_QUEUE_FULL:
     case CZ_ERR_NOMEM: return CZ_GRPC_RESOURCE_EXHAUSTED;
     case CZ_ERR_CANCELLED: return CZ_GRPC_UNAVAILABLE; /* shutting down: retry elsewhere */
+    case CZ_ERR_DEVICE: return CZ_GRPC_UNAVAILABLE;    /* a device failed: retry elsewhere */
     case CZ_ERR_TIMEOUT: return CZ_GRPC_DEADLINE_EXCEEDED;
     case CZ_ERR_IO: return CZ_GRPC_FAILED_PRECONDITION; /* parameters missing or unreadable */
     default: return CZ_GRPC_INTERNAL;

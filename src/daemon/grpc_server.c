@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "daemon/api.h"
 #include "daemon/grpc_api.h"
+#include "daemon/jobs.h"
 #include "daemon/sockutil.h"
 
 /* The service's methods, in proto order. */
@@ -50,6 +51,8 @@ static const char *const k_method_names[M_COUNT] = {
 
 struct cz_grpc_server {
     cz_grpc_config cfg;
+    cz_jobs mem_jobs;               /* the engine's, when cfg.jobs is NULL */
+    const cz_jobs *jobs;
     char token[512];
     grpc_server *server;
     grpc_completion_queue *cq;      /* new-call notifications and the shutdown tag */
@@ -263,9 +266,13 @@ static int await_job(call_ctx *c, cz_job_id id, uint64_t timeout_ms, cz_job_resu
             if (left < slice)
                 slice = left;
         }
-        cz_status st = cz_engine_await(c->s->cfg.engine, id, slice, jr);
+        cz_status st = cz_jobs_await(c->s->jobs, id, slice, jr);
         if (st == CZ_OK)
             return 0;
+        if (st == CZ_ERR_IO) { /* the job store is unreachable */
+            snprintf(msg, msglen, "await job %" PRIu64 ": %s", id, jr->error);
+            return CZ_GRPC_UNAVAILABLE;
+        }
         if (st == CZ_ERR_NOT_FOUND) {
             snprintf(msg, msglen, "unknown job %" PRIu64 " (never submitted, or its result was pruned)", id);
             return CZ_GRPC_NOT_FOUND;
@@ -301,10 +308,12 @@ static int submit(call_ctx *c, const Cuzk__V1__SubmitProofRequest *req, cz_job_i
                          .priority = m.priority,
                          .request_id = m.request_id};
     char emsg[512] = "";
-    cz_status st = cz_engine_submit(c->s->cfg.engine, &jr, id, existing, emsg, sizeof emsg);
+    cz_status st = cz_jobs_submit(c->s->jobs, &jr, id, existing, emsg, sizeof emsg);
     cz_grpc_submit_free(&m); /* the engine copied the payload */
     if (st != CZ_OK) {
         snprintf(msg, msglen, "%s", emsg[0] ? emsg : cz_status_str(st));
+        if (st == CZ_ERR_IO && strcmp(c->s->jobs->name, "memory"))
+            return CZ_GRPC_UNAVAILABLE; /* the job store is unreachable: retry */
         return cz_grpc_status_of(st);
     }
     slog(c->s, CZ_LOG_INFO, "grpc job=%" PRIu64 " %s circuit=%s partitions=%u priority=%s request_id=%s miner=%" PRIu64
@@ -412,9 +421,10 @@ static int do_cancel(call_ctx *c, const uint8_t *in, size_t len)
     if (!ok)
         return finish(c, NULL, CZ_GRPC_INVALID_ARGUMENT, msg);
     cz_job_result jr;
-    bool was_running = cz_engine_job_info(c->s->cfg.engine, id, &jr) == CZ_OK && jr.state == CZ_JOB_RUNNING;
+    bool was_running = cz_jobs_job_info(c->s->jobs, id, &jr) == CZ_OK && jr.state == CZ_JOB_RUNNING;
+    cz_job_result_free(&jr);
     cz_job_state state;
-    cz_status st = cz_engine_cancel(c->s->cfg.engine, id, &state);
+    cz_status st = cz_jobs_cancel(c->s->jobs, id, &state);
     if (st == CZ_ERR_NOT_FOUND)
         return fail(c, CZ_GRPC_NOT_FOUND, "unknown job %" PRIu64, id);
     if (st == CZ_ERR_BUSY)
@@ -804,6 +814,8 @@ cz_status cz_grpc_server_start(cz_grpc_server **out, const cz_grpc_config *cfg, 
     if (!s)
         return cz_err(err, CZ_ERR_NOMEM, "out of memory");
     s->cfg = *cfg;
+    cz_jobs_memory(&s->mem_jobs, cfg->engine);
+    s->jobs = cfg->jobs ? cfg->jobs : &s->mem_jobs;
     s->addr = addr;
     if (cfg->token_len)
         memcpy(s->token, cfg->token, cfg->token_len);

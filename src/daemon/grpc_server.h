@@ -28,8 +28,13 @@
 
 typedef struct cz_grpc_server cz_grpc_server;
 
+struct cz_jobs;
+
 typedef struct {
     cz_engine *engine;
+    /* submit/await/cancel go here (daemon/jobs.h: the engine, or the job
+     * store in postgres mode); NULL = the engine's own calls */
+    const struct cz_jobs *jobs;
     const char *listen;          /* as daemon.listen: "unix:/p", "/p", "HOST:PORT", "tcp:HOST:PORT", "[v6]:PORT" */
     const char *token;           /* expected bearer token (NULL/"" = none) */
     size_t token_len;

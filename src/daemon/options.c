@@ -14,6 +14,17 @@
 #include "cuzk/prover.h"
 #endif
 
+/* engine.device_memory[] from [engine] device_memory: an explicit size
+ * (or 0) for every device; auto = gpu_mem[i] for the GPUs (NULL: none),
+ * 0 (no accounting) for any other device. */
+static void apply_device_memory(cz_daemon_config *cfg, const uint64_t *gpu_mem, unsigned n_gpu)
+{
+    for (unsigned i = 0; i < cfg->engine.devices && i < CZ_ENGINE_MAX_DEVICES; i++)
+        cfg->engine.device_memory[i] = cfg->device_memory != CZ_DAEMON_DEVICE_MEMORY_AUTO ? cfg->device_memory
+                                       : gpu_mem && i < n_gpu                             ? gpu_mem[i]
+                                                                                          : 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -140,6 +151,7 @@ int cz_daemon_main(int argc, char **argv)
             free(cfg);
             return 1;
         }
+        apply_device_memory(cfg, NULL, 0);
         rc = cz_daemon_run(cfg, &backend);
         cz_daemon_test_backend_destroy(&backend);
     } else {
@@ -164,12 +176,27 @@ int cz_daemon_main(int argc, char **argv)
         pc.params_validate_full = cfg->params_validate_full;
         pc.circuits = cfg->circuits;
         pc.max_constraints = cfg->max_constraints;
+        pc.gpus = cfg->gpus;
         pc.log = stderr;
         if (cz_prover_backend_create(&backend, &pc, &err) != CZ_OK) {
             fprintf(stderr, "cuzkd: cannot start the groth16 back-end: %s\n", err.msg);
             free(cfg);
             return 1;
         }
+        /* One engine device per GPU unless engine.devices was set (more
+         * devices than GPUs: the rest prove on the CPU, cuzk/prover.h). */
+        unsigned n_gpu = cz_prover_backend_gpus(&backend);
+        if (n_gpu && !cfg->engine_devices_set)
+            cfg->engine.devices = n_gpu;
+        uint64_t gpu_mem[CZ_PROVER_MAX_GPUS];
+        for (unsigned i = 0; i < n_gpu && i < CZ_PROVER_MAX_GPUS; i++)
+            gpu_mem[i] = cz_prover_backend_gpu_memory(&backend, i);
+        apply_device_memory(cfg, gpu_mem, n_gpu);
+        if (n_gpu)
+            fprintf(stderr, "cuzkd: engine.devices = %u (%u GPU(s)%s), workers_per_device = %u, "
+                    "device_quarantine_after = %u\n",
+                    cfg->engine.devices, n_gpu, cfg->engine_devices_set ? ", engine.devices as configured" : "",
+                    cfg->engine.workers_per_device, cfg->engine.device_quarantine_after);
         rc = cz_daemon_run(cfg, &backend);
         cz_prover_backend_destroy(&backend);
 #else

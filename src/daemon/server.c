@@ -68,11 +68,17 @@
 #include "daemon/api.h"
 #include "daemon/status_page.h"
 #include "daemon/grpc_server.h"
+#include "daemon/jobs.h"
 #include "daemon/sockutil.h"
+#include "daemon/store_node.h"
 
 struct cz_daemon {
     cz_daemon_config cfg;
     cz_engine *engine;
+    /* where jobs live: the engine (memory) or the shared store (postgres,
+     * node != NULL; the engine then holds this node's sub-jobs only) */
+    cz_jobs jobs;
+    cz_store_node *node;
     struct MHD_Daemon *mhd;
     int listen_fd;
     cz_listen_addr addr;
@@ -178,6 +184,9 @@ static void dlog(const cz_daemon *d, cz_log_level lvl, const char *fmt, ...)
 static void on_job_end(void *arg, cz_job_id id, cz_job_state state)
 {
     cz_daemon *d = arg;
+    /* store mode: the engine's jobs are sub-jobs of claimed partitions */
+    if (d->node)
+        cz_store_node_job_done(d->node, id, state);
     cz_log_level lvl = state == CZ_JOB_FAILED ? CZ_LOG_WARN : CZ_LOG_INFO;
     if (lvl > d->cfg.log_level || !d->engine)
         return;
@@ -448,12 +457,16 @@ static bool client_gone(struct MHD_Connection *c)
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-/* cz_engine_await in slices, so a client that hangs up stops holding its
- * connection thread (and a slot of max_connections) for the full timeout.
- * Returns CZ_ERR_IO when the client went away (*out is then empty). */
+/* The await of the job service in slices, so a client that hangs up
+ * stops holding its connection thread (and a slot of max_connections, and
+ * in store mode a database connection) for the full timeout. *gone: the
+ * client went away (*out is then empty). In store mode the wait also ends
+ * (as a timeout) once shutdown begins: the job goes on on other nodes,
+ * and the client can await it there. */
 static cz_status await_sliced(cz_daemon *d, struct MHD_Connection *c, cz_job_id id, uint64_t timeout,
-                              cz_job_result *out)
+                              cz_job_result *out, bool *gone)
 {
+    *gone = false;
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
@@ -461,13 +474,14 @@ static cz_status await_sliced(cz_daemon *d, struct MHD_Connection *c, cz_job_id 
         uint64_t spent = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000 + (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
         uint64_t left = spent >= timeout ? 0 : timeout - spent;
         uint64_t slice = left < 500 ? left : 500;
-        cz_status st = cz_engine_await(d->engine, id, (int64_t)slice, out);
-        if (st != CZ_ERR_TIMEOUT || slice == left)
+        cz_status st = cz_jobs_await(&d->jobs, id, (int64_t)slice, out);
+        if (st != CZ_ERR_TIMEOUT || slice == left || (d->node && atomic_load(&d->stopping)))
             return st;
         if (client_gone(c)) {
             cz_job_result_free(out);
             memset(out, 0, sizeof *out);
             dlog(d, CZ_LOG_DEBUG, "await of job %" PRIu64 ": client went away", id);
+            *gone = true;
             return CZ_ERR_IO;
         }
         cz_job_result_free(out);
@@ -503,12 +517,14 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
     cz_job_id id = 0;
     bool existing = false;
     char msg[512] = "";
-    cz_status st = cz_engine_submit(d->engine, &req, &id, &existing, msg, sizeof msg);
+    cz_status st = cz_jobs_submit(&d->jobs, &req, &id, &existing, msg, sizeof msg);
     if (st != CZ_OK) {
         cz_api_submit_free(&s);
         int code = cz_api_http_status(st);
         if (st == CZ_ERR_NOT_FOUND)
             code = 400; /* unknown circuit: the request is wrong, not a missing job */
+        if (st == CZ_ERR_IO && d->node)
+            code = 503; /* the job store is unreachable: retry (here or on another node) */
         {
             char line[768] = "";
             size_t off = 0;
@@ -525,7 +541,7 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
      * key): say so when another one was asked for. */
     char note[400] = "";
     cz_job_result r;
-    if (existing && cz_engine_job_info(d->engine, id, &r) == CZ_OK) {
+    if (existing && cz_jobs_job_info(&d->jobs, id, &r) == CZ_OK) {
         cz_api_priority_note(note, sizeof note, s.request_id, id, r.priority, s.priority);
         cz_job_result_free(&r);
     }
@@ -548,7 +564,7 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
     }
     cz_api_submit_free(&s);
     if (!prove) {
-        if (cz_engine_job_info(d->engine, id, &r) != CZ_OK) {
+        if (cz_jobs_job_info(&d->jobs, id, &r) != CZ_OK) {
             /* pruned between submit and now: report what we know */
             memset(&r, 0, sizeof r);
             r.id = id;
@@ -562,9 +578,16 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
         cz_job_result_free(&r);
         return send_json(d, c, existing ? 200 : 201, o);
     }
-    st = await_sliced(d, c, id, timeout, &r);
-    if (st == CZ_ERR_IO)
+    bool gone;
+    st = await_sliced(d, c, id, timeout, &r, &gone);
+    if (gone)
         return MHD_NO;
+    if (st == CZ_ERR_IO) {
+        char why[sizeof r.error];
+        snprintf(why, sizeof why, "%s", r.error);
+        cz_job_result_free(&r);
+        return send_error(d, c, 503, NULL, "job %" PRIu64 " was accepted, but awaiting it failed: %s", id, why);
+    }
     int code = cz_api_await_answer(st, id, &r, true, err, sizeof err);
     if (code >= 400) {
         cz_job_result_free(&r);
@@ -582,7 +605,10 @@ static enum MHD_Result h_submit(cz_daemon *d, struct MHD_Connection *c, conn_sta
 static enum MHD_Result h_job(cz_daemon *d, struct MHD_Connection *c, cz_job_id id)
 {
     cz_job_result r;
-    if (cz_engine_job_info(d->engine, id, &r) != CZ_OK)
+    cz_status st = cz_jobs_job_info(&d->jobs, id, &r);
+    if (st == CZ_ERR_IO)
+        return send_error(d, c, 503, NULL, "job %" PRIu64 ": %s", id, r.error);
+    if (st != CZ_OK)
         return send_error(d, c, 404, NULL,
                           "unknown job %" PRIu64 " (never submitted, pruned, or submitted before a restart)", id);
     json_t *o = cz_api_job_json(&r, false);
@@ -599,9 +625,16 @@ static enum MHD_Result h_await(cz_daemon *d, struct MHD_Connection *c, cz_job_id
     if (rc)
         return send_error(d, c, (unsigned)rc, NULL, "%s", err);
     cz_job_result r;
-    cz_status st = await_sliced(d, c, id, timeout, &r);
-    if (st == CZ_ERR_IO)
+    bool gone;
+    cz_status st = await_sliced(d, c, id, timeout, &r, &gone);
+    if (gone)
         return MHD_NO;
+    if (st == CZ_ERR_IO) {
+        char why[sizeof r.error];
+        snprintf(why, sizeof why, "%s", r.error);
+        cz_job_result_free(&r);
+        return send_error(d, c, 503, NULL, "await of job %" PRIu64 ": %s", id, why);
+    }
     rc = cz_api_await_answer(st, id, &r, false, err, sizeof err);
     if (rc >= 400) {
         cz_job_result_free(&r);
@@ -616,9 +649,11 @@ static enum MHD_Result h_await(cz_daemon *d, struct MHD_Connection *c, cz_job_id
 static enum MHD_Result h_cancel(cz_daemon *d, struct MHD_Connection *c, cz_job_id id)
 {
     cz_job_state state = CZ_JOB_QUEUED;
-    cz_status st = cz_engine_cancel(d->engine, id, &state);
+    cz_status st = cz_jobs_cancel(&d->jobs, id, &state);
     if (st == CZ_ERR_NOT_FOUND)
         return send_error(d, c, 404, NULL, "unknown job %" PRIu64, id);
+    if (st == CZ_ERR_IO)
+        return send_error(d, c, 503, NULL, "cancel of job %" PRIu64 ": the job store is unreachable (retry)", id);
     if (st == CZ_ERR_BUSY) {
         json_t *o = json_object();
         char msg[128];
@@ -679,6 +714,12 @@ static enum MHD_Result h_status(cz_daemon *d, struct MHD_Connection *c)
     json_t *o = cz_daemon_status_json(d->engine, &f);
     if (!o)
         return send_error(d, c, 503, NULL, "out of memory");
+    if (d->node) {
+        /* the engine's numbers are this node's sub-jobs; the store's are here */
+        json_t *so = cz_store_node_status_json(d->node);
+        if (so)
+            json_object_set_new(o, "store", so);
+    }
     return send_json(d, c, 200, o);
 }
 
@@ -759,6 +800,10 @@ static char *metrics_text(cz_daemon *d, size_t *len)
                           atomic_load(&d->http_4xx), atomic_load(&d->http_5xx), uptime_s(d), CUZK_VERSION);
     if (n >= cap)
         n = cap - 1;
+    if (d->node && n + 6144 < cap) {
+        size_t m = cz_store_node_metrics(d->node, buf + n, cap - n);
+        n = m < cap - n ? n + m : cap - 1;
+    }
     pthread_mutex_lock(&d->grpc_mu);
     if (d->grpc && n + 4096 < cap) {
         size_t g = cz_grpc_server_metrics(d->grpc, buf + n, cap - n);
@@ -1238,14 +1283,31 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
         if (st != CZ_OK)
             goto fail;
     }
+    if (!strcmp(cfg->store_backend, "postgres")) {
+        /* before the engine: a database that cannot be reached is a
+         * refusal to start (one line, naming it) */
+        cz_store_node_config nc = {.cfg = &d->cfg, .log = grpc_log, .log_arg = d};
+        st = cz_store_node_create(&d->node, &nc, err);
+        if (st != CZ_OK)
+            goto fail;
+    }
     char msg[512] = "";
     st = cz_engine_create(&d->engine, &ec, msg, sizeof msg);
     if (st != CZ_OK) {
         cz_err(err, st, "engine: %s", msg[0] ? msg : cz_status_str(st));
         goto fail;
     }
+    if (d->node) {
+        cz_store_node_jobs(d->node, &d->jobs);
+        st = cz_store_node_start(d->node, d->engine, err);
+        if (st != CZ_OK)
+            goto fail;
+    } else {
+        cz_jobs_memory(&d->jobs, d->engine);
+    }
     if (cfg->grpc_listen[0]) {
         cz_grpc_config gc = {.engine = d->engine,
+                             .jobs = &d->jobs,
                              .listen = cfg->grpc_listen,
                              .token = d->token,
                              .token_len = d->token_len,
@@ -1306,10 +1368,15 @@ cz_status cz_daemon_create(cz_daemon **out, const cz_daemon_config *cfg, const c
     return CZ_OK;
 fail:
     watchdog_stop(d);
+    cz_store_node_stop_claiming(d->node);
     if (d->grpc) {
         cz_engine_shutdown(d->engine);
         cz_grpc_server_destroy(d->grpc, 0);
     }
+    if (d->engine)
+        cz_engine_shutdown(d->engine);
+    cz_store_node_destroy(d->node);
+    d->node = NULL;
     if (d->engine)
         cz_engine_destroy(d->engine);
     if (d->listen_fd >= 0) {
@@ -1365,6 +1432,9 @@ void cz_daemon_shutdown(cz_daemon *d)
     cz_grpc_server_quiesce(d->grpc);
     dlog(d, CZ_LOG_INFO, "stopped accepting connections; %s in-flight jobs",
          d->cfg.engine.drain_on_shutdown ? "draining" : "cancelling");
+    /* store mode: no new claims; the engine's drain finishes (or cancels)
+     * the sub-jobs, whose completions the node still writes */
+    cz_store_node_stop_claiming(d->node);
     cz_engine_shutdown(d->engine);
     /* every job is terminal: waiting AwaitProof/Prove calls answer now */
     /* taken out under grpc_mu first: a GET /metrics on a connection still
@@ -1396,6 +1466,10 @@ void cz_daemon_shutdown(cz_daemon *d)
         d->mhd = NULL;
     }
     watchdog_stop(d); /* after MHD: every connection has been unlinked */
+    /* no request uses the pool any more and every sub-job has ended:
+     * store what finished, give back what did not */
+    cz_store_node_destroy(d->node);
+    d->node = NULL;
 }
 
 void cz_daemon_destroy(cz_daemon *d)

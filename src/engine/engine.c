@@ -37,7 +37,14 @@
  *   prover workers (workers_per_device x devices): backend.prove_start under
  *        the device lock (taken by the engine around the call, or by the
  *        back-end around its kernel region only), then the a/b/c share of
- *        the reservation is returned (prove_start freed a/b/c).
+ *        the reservation is returned (prove_start freed a/b/c). A worker
+ *        takes the channel's head only when its device is not quarantined
+ *        and its device budget admits the partition (else it leaves the
+ *        head to the other devices' workers: strict priority order, no
+ *        overtaking). A CZ_ERR_DEVICE keeps the reservation: the worker
+ *        synthesizes the partition again and puts it on the retry list,
+ *        which workers of the other devices serve before the channel
+ *        (docs/design.md, "GPU proving").
  *   finalizer queue (priority heap) -> finalizers: backend.prove_finish into
  *        the job's proof buffer at the partition's offset; the rest of the
  *        reservation is returned. The finalizer of the last partition
@@ -90,6 +97,7 @@
  * job something still uses.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -185,7 +193,7 @@ static void job_view(const cz_job *j, cz_engine_job_view *v)
     v->circuit_id = j->circuit;
     v->payload = j->payload;
     v->payload_len = j->payload_len;
-    v->num_partitions = j->nparts;
+    v->num_partitions = j->total_parts; /* the whole job's, also for a range sub-job */
     v->prepared = j->prepared;
 }
 
@@ -443,7 +451,7 @@ static void refill_from_overflow_locked(cz_engine *e)
         p->where = PART_CHANNEL;
         if (cz_heap_push(&e->chan, p) != CZ_OK)
             abort(); /* capacity reserved at creation */
-        pthread_cond_signal(&e->chan_cv);
+        pthread_cond_broadcast(&e->chan_cv);
     }
 }
 
@@ -498,6 +506,19 @@ static void purge_job_parts_locked(cz_engine *e, cz_job *j)
             pp = &p->next;
         }
     }
+    /* partitions re-synthesized for a device retry */
+    for (cz_part **rp = &e->retry_head; *rp;) {
+        cz_part *p = *rp;
+        if (p->job == j) {
+            *rp = p->next;
+            reap_add_locked(e, p, CZ_ERR_CANCELLED);
+        } else {
+            rp = &p->next;
+        }
+    }
+    e->retry_tail = NULL;
+    for (cz_part *p = e->retry_head; p; p = p->next)
+        e->retry_tail = p;
     refill_from_overflow_locked(e);
     pthread_cond_broadcast(&e->space_cv);
 }
@@ -585,9 +606,12 @@ static void job_fail_locked(cz_engine *e, cz_job *j, uint32_t part, const char *
                             cz_status st, const char *bmsg, cz_post *post)
 {
     char err[640]; /* truncated to the job's 256-byte error when stored */
-    snprintf(err, sizeof err, "partition %u/%u: %s: %s", part, j->nparts, stage,
+    /* part is within the job's range; messages and failed_partition name
+     * the real partition of the whole job */
+    uint32_t real = j->first_part + part;
+    snprintf(err, sizeof err, "partition %u/%u: %s: %s", real, j->total_parts, stage,
              bmsg && *bmsg ? bmsg : cz_status_str(st));
-    job_end_locked(e, j, CZ_JOB_FAILED, st, (int32_t)part, err, post);
+    job_end_locked(e, j, CZ_JOB_FAILED, st, (int32_t)real, err, post);
 }
 
 /* Called without mu: frees the partition's objects, then returns its
@@ -889,8 +913,11 @@ static void fail_parked_locked(cz_engine *e, cz_pentry *pe, cz_status st, const 
 
 /* The end of an unload (pe was PE_UNLOADING, its params taken): returns
  * the bytes, wakes who waits. Called with mu held. */
+static void dev_params_gone_locked(cz_engine *e, const cz_pentry *pe);
+
 static void unload_done_locked(cz_engine *e, cz_pentry *pe)
 {
+    dev_params_gone_locked(e, pe); /* the back-end's unload dropped them from the devices */
     budget_release_locked(e, pe->charged);
     pe->charged = 0;
     pe->state = PE_ABSENT;
@@ -1156,7 +1183,7 @@ static void *dispatcher_main(void *arg)
         p->abc_left = pe->est.abc_bytes;
         p->rest_left = pe->est.rest_bytes;
         p->rec.job = j->id;
-        p->rec.partition = p->idx;
+        p->rec.partition = j->first_part + p->idx; /* the real partition (range sub-jobs) */
         p->rec.reserve_ms = cz_ms_since(e, now);
         p->rec.synth_worker = p->rec.prover_worker = p->rec.finalizer = -1;
         budget_charge_locked(e, part_bytes);
@@ -1287,8 +1314,8 @@ static void *synth_main(void *arg)
         cz_engine_timings tm = {0};
         char bmsg[256] = "";
         void *synth = NULL;
-        cz_status st = e->be.synthesize(e->be.ctx, params, &v, p->idx, &j->cancel, &synth, &tm,
-                                        bmsg, sizeof bmsg);
+        cz_status st = e->be.synthesize(e->be.ctx, params, &v, j->first_part + p->idx, &j->cancel,
+                                        &synth, &tm, bmsg, sizeof bmsg);
         uint64_t t1 = cz_engine_now_ns();
         if (cz_tl_enabled(e)) {
             char extra[400];
@@ -1354,15 +1381,203 @@ static void *synth_main(void *arg)
             abort(); /* capacity reserved at creation */
         if (e->chan.n > e->chan_peak)
             e->chan_peak = e->chan.n;
-        pthread_cond_signal(&e->chan_cv);
+        /* broadcast: a woken prover whose device cannot take the head
+         * (quarantined, device budget full) leaves it to the others */
+        pthread_cond_broadcast(&e->chan_cv);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
 }
 
 /* ------------------------------------------------------------------------
- * prover workers
+ * prover workers (devices: retry, quarantine, device budget)
  * ------------------------------------------------------------------------ */
+
+static bool all_quarantined_locked(const cz_engine *e)
+{
+    for (unsigned i = 0; i < e->n_dev; i++)
+        if (!e->devs[i].quarantined)
+            return false;
+    return true;
+}
+
+static unsigned quarantined_count_locked(const cz_engine *e)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < e->n_dev; i++)
+        n += e->devs[i].quarantined;
+    return n;
+}
+
+/* A device other than `avoid` that is not quarantined and whose budget
+ * could hold a partition of pe (when empty) exists. */
+static bool other_device_locked(const cz_engine *e, unsigned avoid, const cz_pentry *pe)
+{
+    uint64_t need = pe->est.device_params_bytes + pe->est.device_partition_bytes;
+    for (unsigned i = 0; i < e->n_dev; i++)
+        if (i != avoid && !e->devs[i].quarantined &&
+            (!e->devs[i].mem_total || need <= e->devs[i].mem_total))
+            return true;
+    return false;
+}
+
+/* Whether d's budget admits a partition of pe now. One parameter set is
+ * resident per device (the CUDA context keeps one): a device switches to
+ * another circuit only when it holds no partition, and is then charged
+ * that circuit's parameters instead. */
+static bool dev_admits_locked(const cz_engine_device *d, const cz_pentry *pe)
+{
+    if (!d->mem_total)
+        return true;
+    const cz_engine_estimate *es = &pe->est;
+    if (d->res_pe == pe)
+        return d->mem_used + es->device_partition_bytes <= d->mem_total;
+    if (d->inflight)
+        return false;
+    return es->device_params_bytes + es->device_partition_bytes <= d->mem_total;
+}
+
+/* Whether some usable device could ever take a partition of pe (empty). */
+static bool dev_can_ever_locked(const cz_engine *e, const cz_pentry *pe)
+{
+    uint64_t need = pe->est.device_params_bytes + pe->est.device_partition_bytes;
+    for (unsigned i = 0; i < e->n_dev; i++)
+        if (!e->devs[i].quarantined && (!e->devs[i].mem_total || need <= e->devs[i].mem_total))
+            return true;
+    return false;
+}
+
+static void dev_charge_locked(cz_engine_device *d, cz_part *p)
+{
+    if (!d->mem_total)
+        return;
+    cz_pentry *pe = p->job->pe;
+    if (d->res_pe != pe) { /* inflight is 0 here (dev_admits_locked) */
+        d->res_pe = pe;
+        d->res_bytes = pe->est.device_params_bytes;
+        d->mem_used = d->res_bytes;
+    }
+    p->dev_charge = pe->est.device_partition_bytes;
+    d->mem_used += p->dev_charge;
+    d->inflight++;
+}
+
+static void dev_uncharge_locked(cz_engine *e, cz_engine_device *d, cz_part *p)
+{
+    if (!d->mem_total)
+        return;
+    d->mem_used -= p->dev_charge;
+    p->dev_charge = 0;
+    d->inflight--;
+    pthread_cond_broadcast(&e->chan_cv); /* a worker of d may wait for this room */
+}
+
+/* The resident-parameter charge of pe goes from every device (its
+ * parameters were unloaded, so the back-end dropped them from the devices
+ * too). No partition of pe is in flight: unloads happen at refs == 0. */
+static void dev_params_gone_locked(cz_engine *e, const cz_pentry *pe)
+{
+    for (unsigned i = 0; i < e->n_dev; i++) {
+        cz_engine_device *d = &e->devs[i];
+        if (d->res_pe == pe && !d->inflight) {
+            d->mem_used -= d->res_bytes;
+            d->res_bytes = 0;
+            d->res_pe = NULL;
+        }
+    }
+}
+
+/* "every device is quarantined (device 0: <last error>; ...)" */
+static void all_quarantined_msg_locked(const cz_engine *e, char *buf, size_t cap)
+{
+    size_t off = (size_t)snprintf(buf, cap, "every device is quarantined (");
+    for (unsigned i = 0; i < e->n_dev && off < cap; i++)
+        off += (size_t)snprintf(buf + off, cap - off, "%sdevice %u: %.60s", i ? "; " : "", i,
+                                e->devs[i].last_err);
+    if (off < cap)
+        snprintf(buf + off, cap - off, ")");
+}
+
+/* Counts a CZ_ERR_DEVICE of d; quarantines it at device_quarantine_after
+ * consecutive ones (one log line, a TIMELINE line, status). */
+static void device_failed_locked(cz_engine *e, cz_engine_device *d, const char *err)
+{
+    d->failures++;
+    d->consec_failures++;
+    snprintf(d->last_err, sizeof d->last_err, "%s", err);
+    unsigned n = e->cfg.device_quarantine_after;
+    if (!n || d->quarantined || d->consec_failures < n)
+        return;
+    d->quarantined = true;
+    fprintf(stderr,
+            "cuzk engine: device %u (%s) quarantined after %" PRIu64
+            " consecutive device failures (engine.device_quarantine_after = %u); last: %s\n",
+            d->index, d->name, d->consec_failures, n, err);
+    if (cz_tl_enabled(e)) {
+        char extra[200];
+        snprintf(extra, sizeof extra, "device=%u failures=%" PRIu64, d->index, d->consec_failures);
+        cz_tl_emit(e, "DEVICE_QUARANTINED", 0, -1, extra);
+    }
+    pthread_cond_broadcast(&e->chan_cv); /* work it can no longer take goes elsewhere (or fails) */
+}
+
+/* Picks the next partition for a worker of dev, or NULL. First the retry
+ * list (a partition that failed on one device waits there for another),
+ * then the channel's head. Partitions of ended jobs, and partitions no
+ * usable device can ever take, are taken by whichever worker looks (why
+ * says what to fail them with), so nothing is left behind. */
+static cz_part *take_locked(cz_engine *e, cz_engine_device *dev, char *why, size_t wl)
+{
+    why[0] = 0;
+    cz_part *prev = NULL;
+    for (cz_part *p = e->retry_head; p; prev = p, p = p->next) {
+        unsigned avoid = p->dev_avoid1 - 1;
+        bool take = job_terminal(p->job);
+        if (!take && !other_device_locked(e, avoid, p->job->pe)) {
+            snprintf(why, wl, "%.150s; no device left for the retry (the others are quarantined or too small)",
+                     p->dev_err);
+            take = true;
+        }
+        if (!take && !dev->quarantined && dev->index != avoid && dev_admits_locked(dev, p->job->pe))
+            take = true;
+        if (take) {
+            if (prev)
+                prev->next = p->next;
+            else
+                e->retry_head = p->next;
+            if (e->retry_tail == p)
+                e->retry_tail = prev;
+            p->next = NULL;
+            return p;
+        }
+    }
+    if (!e->chan.n)
+        return NULL;
+    cz_part *top = cz_heap_top(&e->chan);
+    bool take = job_terminal(top->job);
+    if (!take && all_quarantined_locked(e)) {
+        all_quarantined_msg_locked(e, why, wl);
+        take = true;
+    }
+    if (!take && !dev_can_ever_locked(e, top->job->pe)) {
+        snprintf(why, wl,
+                 "a partition of '%s' needs %" PRIu64 " bytes of device memory (parameters %" PRIu64
+                 " + working set %" PRIu64 "), more than any usable device's budget",
+                 top->job->circuit,
+                 top->job->pe->est.device_params_bytes + top->job->pe->est.device_partition_bytes,
+                 top->job->pe->est.device_params_bytes, top->job->pe->est.device_partition_bytes);
+        take = true;
+    }
+    if (!take && !dev->quarantined && dev_admits_locked(dev, top->job->pe))
+        take = true;
+    if (!take)
+        return NULL;
+    cz_heap_pop(&e->chan);
+    e->synth_waiting--;
+    refill_from_overflow_locked(e);
+    pthread_cond_broadcast(&e->space_cv);
+    return top;
+}
 
 static void *prover_main(void *arg)
 {
@@ -1375,14 +1590,14 @@ static void *prover_main(void *arg)
     pthread_setname_np(pthread_self(), name);
     pthread_mutex_lock(&e->mu);
     for (;;) {
-        while (!e->chan.n && !e->stop)
+        char why[256];
+        cz_part *p;
+        while (!(p = take_locked(e, dev, why, sizeof why)) && !(e->stop && !e->chan.n && !e->retry_head))
             pthread_cond_wait(&e->chan_cv, &e->mu);
-        if (!e->chan.n)
+        if (!p)
             break;
-        cz_part *p = cz_heap_pop(&e->chan);
-        e->synth_waiting--;
-        refill_from_overflow_locked(e);
-        pthread_cond_broadcast(&e->space_cv);
+        if (e->stop)
+            pthread_cond_broadcast(&e->chan_cv); /* workers that could not take it re-check the exit */
         cz_job *j = p->job;
         cz_post post = {0};
         if (job_terminal(j)) {
@@ -1392,6 +1607,15 @@ static void *prover_main(void *arg)
             pthread_mutex_lock(&e->mu);
             continue;
         }
+        if (why[0]) {
+            job_fail_locked(e, j, p->idx, "prove_start", CZ_ERR_DEVICE, why, &post);
+            post_add_retire(&post, p, CZ_ERR_DEVICE);
+            pthread_mutex_unlock(&e->mu);
+            post_run(e, &post);
+            pthread_mutex_lock(&e->mu);
+            continue;
+        }
+        dev_charge_locked(dev, p);
         p->where = PART_PROVING;
         e->proving++;
         void *synth = p->synth;
@@ -1408,16 +1632,24 @@ static void *prover_main(void *arg)
         char bmsg[256] = "";
         void *pending = NULL;
         uint64_t dev0 = cz_tl_device_ns;
+        /* GPU_START comes from the first device lock of this call
+         * (cz_obs_device_locked), whoever takes it */
+        cz_tl_gpu_ctx g = {e, j->id, (int)p->idx, false, 0};
+        cz_tl_gpu = &g;
         if (!e->be.backend_locks_device)
             cz_engine_device_lock(dev);
         cz_status st = e->be.prove_start(e->be.ctx, params, synth, dev, &pending, &tm, bmsg,
                                          sizeof bmsg);
         if (!e->be.backend_locks_device)
             cz_engine_device_unlock(dev);
+        cz_tl_gpu = NULL;
         uint64_t t1 = cz_engine_now_ns();
         double dev_ms = (double)(cz_tl_device_ns - dev0) / 1e6;
         if (cz_tl_enabled(e)) {
             char extra[400];
+            snprintf(extra, sizeof extra, "device=%u gpu_ms=%.3f status=%s", dev->index, dev_ms,
+                     cz_status_str(st));
+            cz_tl_emit(e, "GPU_END", j->id, (int)p->idx, extra);
             int n = snprintf(extra, sizeof extra, "prove_ms=%.3f device_ms=%.3f status=%s",
                              (double)(t1 - t0) / 1e6, dev_ms, cz_status_str(st));
             cz_tl_phases(extra + n, sizeof extra - (size_t)n, &tm);
@@ -1426,29 +1658,108 @@ static void *prover_main(void *arg)
 
         pthread_mutex_lock(&e->mu);
         e->proving--;
-        /* a, b, c are gone: return their share right away */
-        budget_release_locked(e, p->abc_left);
-        p->abc_left = 0;
+        dev_uncharge_locked(e, dev, p);
         p->rec.prove_end_ms = cz_ms_since(e, t1);
-        p->rec.device_ms = dev_ms;
+        p->rec.device_ms += dev_ms; /* both attempts' device time after a retry */
+        if (g.started)
+            p->rec.gpu_start_ms = cz_ms_since(e, g.first_ns);
         cz_hist_observe(&e->hist[H_PROVE], (double)(t1 - t0) / 1e9);
         cz_hist_observe(&e->hist[H_DEVICE], dev_ms / 1e3);
-        if (st != CZ_OK) {
+        if (st == CZ_ERR_DEVICE) {
             if (pending)
-                e->be.free_pending(e->be.ctx, pending);
-            job_fail_locked(e, j, p->idx, "prove_start", st, bmsg, &post);
-            post_add_retire(&post, p, st);
-        } else {
-            p->pending = pending;
-            if (job_terminal(j)) {
-                post_add_retire(&post, p, CZ_ERR_CANCELLED);
-            } else {
-                p->where = PART_FINQ;
-                if (cz_heap_push(&e->finq, p) != CZ_OK) {
-                    job_fail_locked(e, j, p->idx, "prove_start", CZ_ERR_NOMEM, NULL, &post);
-                    post_add_retire(&post, p, CZ_ERR_NOMEM);
+                e->be.free_pending(e->be.ctx, pending); /* contract says none; be safe */
+            const char *em = *bmsg ? bmsg : cz_status_str(st);
+            device_failed_locked(e, dev, em);
+            if (!p->dev_avoid1 && !job_terminal(j) && other_device_locked(e, dev->index, j->pe)) {
+                /* Retry on another device. prove_start consumed synth, so
+                 * the partition is synthesized again here (its
+                 * reservation, abc included, is still held: the new a/b/c
+                 * take the room of the old), then waits on the retry list
+                 * for a worker of a device other than this one. */
+                p->dev_avoid1 = dev->index + 1;
+                snprintf(p->dev_err, sizeof p->dev_err, "device %u: %.90s", dev->index, em);
+                p->rec.device_retried = true;
+                e->c_device_retries++;
+                e->proving++; /* this worker still works on it */
+                cz_engine_job_view v;
+                job_view(j, &v);
+                pthread_mutex_unlock(&e->mu);
+                if (cz_tl_enabled(e)) {
+                    char extra[300];
+                    snprintf(extra, sizeof extra, "device=%u error=\"%.200s\"", dev->index, em);
+                    cz_tl_emit(e, "DEVICE_RETRY", j->id, (int)p->idx, extra);
+                }
+                cz_engine_timings tm2 = {0};
+                char smsg[256] = "";
+                void *s2 = NULL;
+                cz_status st2 = e->be.synthesize(e->be.ctx, params, &v, j->first_part + p->idx,
+                                                 &j->cancel, &s2, &tm2, smsg, sizeof smsg);
+                pthread_mutex_lock(&e->mu);
+                e->proving--;
+                if (st2 != CZ_OK) {
+                    if (s2)
+                        e->be.free_synth(e->be.ctx, s2);
+                    if (job_terminal(j)) {
+                        post_add_retire(&post, p, CZ_ERR_CANCELLED);
+                    } else {
+                        char err[400];
+                        snprintf(err, sizeof err, "%s; synthesis for the retry failed: %.120s",
+                                 p->dev_err, *smsg ? smsg : cz_status_str(st2));
+                        job_fail_locked(e, j, p->idx, "prove_start", st2, err, &post);
+                        post_add_retire(&post, p, st2);
+                    }
                 } else {
-                    pthread_cond_signal(&e->fin_cv);
+                    p->synth = s2;
+                    if (job_terminal(j)) {
+                        post_add_retire(&post, p, CZ_ERR_CANCELLED);
+                    } else {
+                        p->where = PART_RETRY;
+                        p->next = NULL;
+                        if (e->retry_tail)
+                            e->retry_tail->next = p;
+                        else
+                            e->retry_head = p;
+                        e->retry_tail = p;
+                        pthread_cond_broadcast(&e->chan_cv);
+                    }
+                }
+            } else {
+                char err[400];
+                if (p->dev_avoid1)
+                    snprintf(err, sizeof err, "%s; retry on device %u: %.90s", p->dev_err, dev->index, em);
+                else
+                    snprintf(err, sizeof err, "device %u: %.120s; no other device to retry on (%u device(s), %u quarantined)",
+                             dev->index, em, e->n_dev, quarantined_count_locked(e));
+                budget_release_locked(e, p->abc_left);
+                p->abc_left = 0;
+                job_fail_locked(e, j, p->idx, "prove_start", st, err, &post);
+                post_add_retire(&post, p, st);
+            }
+        } else {
+            if (st == CZ_OK) {
+                dev->partitions++;
+                dev->consec_failures = 0;
+            }
+            /* a, b, c are gone: return their share right away */
+            budget_release_locked(e, p->abc_left);
+            p->abc_left = 0;
+            if (st != CZ_OK) {
+                if (pending)
+                    e->be.free_pending(e->be.ctx, pending);
+                job_fail_locked(e, j, p->idx, "prove_start", st, bmsg, &post);
+                post_add_retire(&post, p, st);
+            } else {
+                p->pending = pending;
+                if (job_terminal(j)) {
+                    post_add_retire(&post, p, CZ_ERR_CANCELLED);
+                } else {
+                    p->where = PART_FINQ;
+                    if (cz_heap_push(&e->finq, p) != CZ_OK) {
+                        job_fail_locked(e, j, p->idx, "prove_start", CZ_ERR_NOMEM, NULL, &post);
+                        post_add_retire(&post, p, CZ_ERR_NOMEM);
+                    } else {
+                        pthread_cond_signal(&e->fin_cv);
+                    }
                 }
             }
         }
@@ -1528,7 +1839,9 @@ static void *finalizer_main(void *arg)
         } else {
             j->parts_done++;
             if (j->parts_done == j->nparts) {
-                if (e->cfg.self_verify && e->be.verify) {
+                /* a range sub-job holds part of a proof, which cannot be
+                 * verified alone (cz_engine_verify_proof checks the whole) */
+                if (e->cfg.self_verify && e->be.verify && j->nparts == j->total_parts) {
                     /* p still pins the parameters (its retire comes after) */
                     cz_engine_job_view v;
                     job_view(j, &v);
@@ -1589,6 +1902,7 @@ void cz_engine_config_default(cz_engine_config *c)
     c->synthesis_lookahead = 1;
     c->devices = 1;
     c->workers_per_device = 2;
+    c->device_quarantine_after = 3;
     c->finalizers = 1;
     c->memory_budget = 0;
     c->memory_safety_margin = 5 * GiB;
@@ -1762,6 +2076,13 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, char *m
         pthread_mutex_init(&e->devs[i].mu, NULL);
         e->devs[i].index = i;
         atomic_init(&e->devs[i].busy_ns, 0);
+        e->devs[i].e = e;
+        e->devs[i].mem_total = cfg->device_memory[i];
+        if (cfg->backend.device_name)
+            cfg->backend.device_name(cfg->backend.ctx, i, e->devs[i].name, sizeof e->devs[i].name);
+        e->devs[i].name[sizeof e->devs[i].name - 1] = 0;
+        if (!e->devs[i].name[0])
+            snprintf(e->devs[i].name, sizeof e->devs[i].name, "device %u", i);
     }
     e->accepting = true;
     e->paused = cfg->start_paused;
@@ -2007,6 +2328,15 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
         set_msg(msg, msglen, "num_partitions %u is outside 1..65536", req->num_partitions);
         return CZ_ERR_INVALID_ARG;
     }
+    if (req->partition_count == 0 ? req->first_partition != 0
+                                  : (req->first_partition >= req->num_partitions ||
+                                     req->partition_count > req->num_partitions - req->first_partition)) {
+        set_msg(msg, msglen,
+                "partition range first_partition %u, partition_count %u is outside the job's %u "
+                "partitions (count 0 = the whole job, with first_partition 0)",
+                req->first_partition, req->partition_count, req->num_partitions);
+        return CZ_ERR_INVALID_ARG;
+    }
     if ((unsigned)req->priority > CZ_PRIO_CRITICAL) {
         set_msg(msg, msglen, "unknown priority %d", (int)req->priority);
         return CZ_ERR_INVALID_ARG;
@@ -2032,7 +2362,9 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
     if (req->payload_len)
         memcpy(j->payload, req->payload, req->payload_len);
     cz_engine_digest(j->payload, j->payload_len, j->digest);
-    j->nparts = req->num_partitions;
+    j->total_parts = req->num_partitions;
+    j->first_part = req->partition_count ? req->first_partition : 0;
+    j->nparts = req->partition_count ? req->partition_count : req->num_partitions;
     j->prio = req->priority;
     j->failed_part = -1;
     j->heap_idx = (size_t)-1;
@@ -2108,6 +2440,7 @@ cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *i
         }
         if (o) {
             if (!strcmp(o->circuit, j->circuit) && o->nparts == j->nparts &&
+                o->total_parts == j->total_parts && o->first_part == j->first_part &&
                 o->payload_len == j->payload_len && o->digest[0] == j->digest[0] &&
                 o->digest[1] == j->digest[1]) {
                 *id = o->id;
@@ -2431,4 +2764,89 @@ size_t cz_engine_params_list(cz_engine *e, cz_engine_params_info *out, size_t ca
     }
     pthread_mutex_unlock(&e->mu);
     return n;
+}
+
+/* ------------------------------------------------------------------------
+ * verification of a proof assembled elsewhere (the job store's assembler)
+ * ------------------------------------------------------------------------ */
+
+cz_status cz_engine_verify_proof(cz_engine *e, const char *circuit_id, const void *payload,
+                                 size_t payload_len, uint32_t num_partitions, const uint8_t *proof,
+                                 size_t proof_len, char *msg, size_t msglen)
+{
+    if (msg && msglen)
+        msg[0] = 0;
+    if (!e || !circuit_id || (!payload && payload_len) || !proof || num_partitions < 1 ||
+        num_partitions > 65536) {
+        set_msg(msg, msglen, "invalid verify request (circuit, payload, proof or num_partitions %u)",
+                num_partitions);
+        return CZ_ERR_INVALID_ARG;
+    }
+    if (!e->be.verify) {
+        set_msg(msg, msglen, "the back-end cannot verify proofs of '%s'", circuit_id);
+        return CZ_ERR_UNSUPPORTED;
+    }
+    /* The normal load path (budget, eviction of idle sets), then a pin
+     * (refs) under mu: a set resident now cannot be evicted while the
+     * verify uses it. Between the two it can be evicted by memory
+     * pressure, so the pair is retried a few times. */
+    cz_pentry *pe = NULL;
+    cz_status st = CZ_OK;
+    for (int tries = 0; tries < 8 && !pe; tries++) {
+        st = cz_engine_preload(e, circuit_id, msg, msglen);
+        if (st != CZ_OK)
+            return st;
+        pthread_mutex_lock(&e->mu);
+        cz_pentry *p = pentry_find_locked(e, circuit_id);
+        if (p && p->state == PE_RESIDENT) {
+            p->refs++;
+            pe = p;
+        }
+        pthread_mutex_unlock(&e->mu);
+    }
+    if (!pe) {
+        set_msg(msg, msglen, "parameters for '%s' were evicted again while loading them to verify",
+                circuit_id);
+        return CZ_ERR_BUDGET;
+    }
+    size_t want = (size_t)num_partitions * pe->est.proof_bytes;
+    if (proof_len != want) {
+        set_msg(msg, msglen, "proof of %zu bytes is not %u partition proofs of %zu bytes of '%s'",
+                proof_len, num_partitions, pe->est.proof_bytes, circuit_id);
+        st = CZ_ERR_INVALID_ARG;
+        goto unpin;
+    }
+    {
+        cz_engine_job_view v = {.id = 0,
+                                .circuit_id = circuit_id,
+                                .payload = payload,
+                                .payload_len = payload_len,
+                                .num_partitions = num_partitions,
+                                .prepared = NULL};
+        char bmsg[256] = "";
+        if (e->be.prepare_job) {
+            st = e->be.prepare_job(e->be.ctx, pe->params, &v, &v.prepared, bmsg, sizeof bmsg);
+            if (st != CZ_OK) {
+                set_msg(msg, msglen, "prepare_job: %s", *bmsg ? bmsg : cz_status_str(st));
+                goto unpin;
+            }
+        }
+        uint64_t v0 = cz_engine_now_ns();
+        st = e->be.verify(e->be.ctx, pe->params, &v, proof, proof_len, bmsg, sizeof bmsg);
+        uint64_t v1 = cz_engine_now_ns();
+        if (st != CZ_OK)
+            set_msg(msg, msglen, "the assembled proof is invalid: %s", *bmsg ? bmsg : cz_status_str(st));
+        if (v.prepared && e->be.release_job)
+            e->be.release_job(e->be.ctx, v.prepared);
+        pthread_mutex_lock(&e->mu);
+        cz_hist_observe(&e->hist[H_VERIFY], (double)(v1 - v0) / 1e9);
+        pthread_mutex_unlock(&e->mu);
+    }
+unpin:
+    pthread_mutex_lock(&e->mu);
+    pe->refs--;
+    pe->last_used_ns = cz_engine_now_ns();
+    pthread_cond_signal(&e->disp_cv); /* an unpinned set may be what a job waits to evict */
+    pthread_mutex_unlock(&e->mu);
+    return st;
 }

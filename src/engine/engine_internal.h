@@ -39,12 +39,40 @@ struct cz_engine_cancel_token {
     atomic_int flag;
 };
 
+struct cz_pentry;
+
 struct cz_engine_device {
     pthread_mutex_t mu;
     unsigned index;
     uint64_t locked_at_ns;   /* written only by the lock holder */
     atomic_uint_fast64_t busy_ns;
+    struct cz_engine *e;     /* for the GPU_START line (cz_obs_device_locked) */
+    /* the rest under cz_engine.mu */
+    char name[64];
+    uint64_t partitions, failures, consec_failures;
+    bool quarantined;
+    char last_err[128];
+    /* device budget (mem_total 0: no accounting): the resident set
+     * (res_pe, res_bytes) plus the working sets of the partitions its
+     * workers hold (inflight of them) */
+    uint64_t mem_total, mem_used, res_bytes;
+    struct cz_pentry *res_pe;
+    unsigned inflight;
 };
+
+/* The prover worker's partition, for the GPU_START line the first
+ * cz_engine_device_lock of its prove_start emits (thread-local; NULL
+ * outside prove_start). */
+typedef struct {
+    struct cz_engine *e;
+    cz_job_id job;
+    int part;
+    bool started;            /* GPU_START already emitted */
+    uint64_t first_ns;       /* when the first lock was taken */
+} cz_tl_gpu_ctx;
+extern _Thread_local cz_tl_gpu_ctx *cz_tl_gpu;
+/* Called by cz_engine_device_lock once the lock is held (engine_obs.c). */
+void cz_obs_device_locked(cz_engine_device *d);
 
 /* histogram of durations (seconds) */
 #define CZ_HIST_NB 21
@@ -91,7 +119,7 @@ typedef struct cz_pentry {
 
 typedef enum {
     PART_SYNTH = 0, PART_SENDING, PART_CHANNEL, PART_OVERFLOW, PART_PROVING,
-    PART_FINQ, PART_FINALIZING
+    PART_FINQ, PART_FINALIZING, PART_RETRY
 } cz_part_where;
 
 typedef struct cz_part {
@@ -102,6 +130,12 @@ typedef struct cz_part {
     void *synth, *pending;
     uint64_t abc_left, rest_left;   /* reservation still held */
     bool timed;                     /* stage times added to the job's sums */
+    /* device retry: 1 + the device whose CZ_ERR_DEVICE sent it back (0:
+     * none; parts are calloc'd), and that first attempt's error (for the
+     * job's message) */
+    unsigned dev_avoid1;
+    char dev_err[200];
+    uint64_t dev_charge;            /* device working set charged on rec.device */
     cz_engine_part_record rec;
     struct cz_part *next;           /* handoff / overflow / retire lists */
 } cz_part;
@@ -116,6 +150,10 @@ typedef struct cz_job {
     size_t payload_len;
     uint64_t digest[2];
     uint32_t nparts, next_part, parts_done, parts_inflight;
+    /* a partition-range sub-job (cz_job_request.first_partition/partition_count):
+     * nparts partitions starting at first_part of a job of total_parts; a
+     * whole job has first_part 0 and total_parts == nparts */
+    uint32_t first_part, total_parts;
     cz_job_state state;
     cz_status status;
     char error[256];
@@ -227,6 +265,10 @@ struct cz_engine {
     unsigned synth_started, prover_started, fin_started;
     cz_engine_device *devs;
     unsigned n_dev;
+    /* partitions re-synthesized after a device failure, waiting for a
+     * prover of another device (FIFO via next; PART_RETRY) */
+    cz_part *retry_head, *retry_tail;
+    uint64_t c_device_retries;
     void *worker_args;
 
     pthread_mutex_t tl_mu;  /* timeline output serialisation */

@@ -8,6 +8,12 @@
  * Events: JOB_SUBMIT, JOB_START (queue_ms), PARAMS_LOAD_START/END (load_ms),
  * PARAMS_EVICT, SYNTH_START, SYNTH_END (synth_ms), PROVE_START, PROVE_END
  * (prove_ms, device_ms), FINISH_END (finish_ms), VERIFY_END (verify_ms),
+ * GPU_START (device; at the first device lock of the partition's
+ * prove_start, emitted with that lock held), GPU_END (device, gpu_ms = the
+ * time the device lock was held, status; after prove_start returns, also
+ * when the lock was never taken: gpu_ms=0.000), DEVICE_RETRY (device =
+ * the one that failed, error), DEVICE_QUARANTINED (job=0; device,
+ * failures, error),
  * PART_DROPPED, JOB_DONE / JOB_FAILED / JOB_CANCELLED (total_ms); back-end
  * phases are appended as <phase>_ms=. job=0 marks engine-wide events
  * (parameters). Lines may be emitted with the engine lock held: the
@@ -40,6 +46,20 @@ void cz_hist_observe(cz_hist *h, double s)
 bool cz_tl_enabled(const cz_engine *e)
 {
     return e->cfg.timeline_file || e->cfg.timeline_cb;
+}
+
+_Thread_local cz_tl_gpu_ctx *cz_tl_gpu;
+
+void cz_obs_device_locked(cz_engine_device *d)
+{
+    cz_tl_gpu_ctx *g = cz_tl_gpu;
+    if (!g || g->started || g->e != d->e)
+        return;
+    g->started = true;
+    g->first_ns = d->locked_at_ns;
+    char extra[32];
+    snprintf(extra, sizeof extra, "device=%u", d->index);
+    cz_tl_emit(g->e, "GPU_START", g->job, g->part, extra);
 }
 
 void cz_tl_emit(cz_engine *e, const char *event, cz_job_id job, int part, const char *extra)
@@ -148,8 +168,28 @@ void cz_status_fill_locked(cz_engine *e, cz_engine_status *st)
     st->prover_workers = e->n_prover;
     st->finalizers = e->n_fin;
     st->devices = e->n_dev;
-    for (unsigned i = 0; i < e->n_dev; i++)
-        st->device_busy_ms += (double)atomic_load(&e->devs[i].busy_ns) / 1e6;
+    st->device_retries = e->c_device_retries;
+    for (unsigned i = 0; i < e->n_dev; i++) {
+        const cz_engine_device *d = &e->devs[i];
+        double busy = (double)atomic_load(&d->busy_ns) / 1e6;
+        st->device_busy_ms += busy;
+        st->devices_quarantined += d->quarantined;
+        if (i >= CZ_ENGINE_STATUS_DEVICES)
+            continue;
+        st->device[i].index = d->index;
+        snprintf(st->device[i].name, sizeof st->device[i].name, "%s", d->name);
+        st->device[i].busy_ms = busy;
+        st->device[i].busy_fraction = st->uptime_ms ? busy / (double)st->uptime_ms : 0.0;
+        if (st->device[i].busy_fraction > 1.0)
+            st->device[i].busy_fraction = 1.0; /* uptime is truncated to whole ms */
+        st->device[i].partitions = d->partitions;
+        st->device[i].failures = d->failures;
+        st->device[i].consecutive_failures = d->consec_failures;
+        st->device[i].quarantined = d->quarantined;
+        st->device[i].memory_used = d->mem_used;
+        st->device[i].memory_total = d->mem_total;
+        snprintf(st->device[i].last_error, sizeof st->device[i].last_error, "%s", d->last_err);
+    }
 }
 
 void cz_engine_get_status(cz_engine *e, cz_engine_status *st)
@@ -176,6 +216,20 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         b->len += (size_t)n;
+}
+
+/* A JSON string's contents: quote, backslash and control characters
+ * escaped (device names and errors come from drivers). */
+static void sb_json_str(sbuf *b, const char *v)
+{
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            sb_printf(b, "\\u%04x", *p);
+        else
+            sb_printf(b, "%c", *p);
+    }
 }
 
 /* A Prometheus label value: backslash, double quote and newline escaped
@@ -213,7 +267,24 @@ size_t cz_engine_status_json(const cz_engine_status *st, char *buf, size_t cap)
     U(params_resident); U(params_loads); U(params_evictions);
     U(params_loading); U(params_known); U(shared_bytes); U(payload_bytes);
     U(partition_workers); U(prover_workers); U(finalizers); U(devices);
-    sb_printf(&b, ",\"device_busy_ms\":%.3f}", st->device_busy_ms);
+    sb_printf(&b, ",\"device_busy_ms\":%.3f", st->device_busy_ms);
+    U(devices_quarantined); U(device_retries);
+    sb_printf(&b, ",\"device\":[");
+    for (unsigned i = 0; i < st->devices && i < CZ_ENGINE_STATUS_DEVICES; i++) {
+        const cz_engine_device_status *d = &st->device[i];
+        sb_printf(&b, "%s{\"index\":%u,\"name\":\"", i ? "," : "", d->index);
+        sb_json_str(&b, d->name);
+        sb_printf(&b,
+                  "\",\"busy_ms\":%.3f,\"busy_fraction\":%.4f,\"partitions\":%" PRIu64
+                  ",\"failures\":%" PRIu64 ",\"consecutive_failures\":%" PRIu64
+                  ",\"quarantined\":%s,\"memory_used\":%" PRIu64 ",\"memory_total\":%" PRIu64
+                  ",\"last_error\":\"",
+                  d->busy_ms, d->busy_fraction, d->partitions, d->failures, d->consecutive_failures,
+                  d->quarantined ? "true" : "false", d->memory_used, d->memory_total);
+        sb_json_str(&b, d->last_error);
+        sb_printf(&b, "\"}");
+    }
+    sb_printf(&b, "]}");
 #undef U
     return b.len;
 }
@@ -323,10 +394,37 @@ size_t cz_engine_metrics_prometheus(cz_engine *e, char *buf, size_t cap)
     G("params_known", "Parameter entries (accepted circuit ids).", st.params_known);
     G("shared_bytes", "Back-end caches charged to the budget for good.", st.shared_bytes);
     G("payload_bytes", "Payloads of unfinished jobs, charged to the budget.", st.payload_bytes);
+    /* The unlabelled sum stays for existing dashboards; the labelled
+     * series are the same time per device. */
     sb_printf(&b, "# HELP cuzk_device_busy_seconds_total Device lock hold time.\n"
                   "# TYPE cuzk_device_busy_seconds_total counter\n"
                   "cuzk_device_busy_seconds_total %.6f\n",
               st.device_busy_ms / 1e3);
+    unsigned nd = st.devices < CZ_ENGINE_STATUS_DEVICES ? st.devices : CZ_ENGINE_STATUS_DEVICES;
+    for (unsigned i = 0; i < nd; i++)
+        sb_printf(&b, "cuzk_device_busy_seconds_total{device=\"%u\"} %.6f\n", i,
+                  st.device[i].busy_ms / 1e3);
+    C("device_retries_total", "Partitions retried on another device after a device failure.",
+      st.device_retries);
+    sb_printf(&b, "# HELP cuzk_device_failures_total Device failures (CZ_ERR_DEVICE), per device.\n"
+                  "# TYPE cuzk_device_failures_total counter\n");
+    for (unsigned i = 0; i < nd; i++)
+        sb_printf(&b, "cuzk_device_failures_total{device=\"%u\"} %" PRIu64 "\n", i,
+                  st.device[i].failures);
+    sb_printf(&b, "# HELP cuzk_device_quarantined Whether the device is quarantined (1) or in use (0).\n"
+                  "# TYPE cuzk_device_quarantined gauge\n");
+    for (unsigned i = 0; i < nd; i++)
+        sb_printf(&b, "cuzk_device_quarantined{device=\"%u\"} %d\n", i, st.device[i].quarantined ? 1 : 0);
+    sb_printf(&b, "# HELP cuzk_device_memory_used_bytes Device memory charged to the device budget.\n"
+                  "# TYPE cuzk_device_memory_used_bytes gauge\n");
+    for (unsigned i = 0; i < nd; i++)
+        sb_printf(&b, "cuzk_device_memory_used_bytes{device=\"%u\"} %" PRIu64 "\n", i,
+                  st.device[i].memory_used);
+    sb_printf(&b, "# HELP cuzk_device_memory_budget_bytes Device memory budget (0 = no accounting).\n"
+                  "# TYPE cuzk_device_memory_budget_bytes gauge\n");
+    for (unsigned i = 0; i < nd; i++)
+        sb_printf(&b, "cuzk_device_memory_budget_bytes{device=\"%u\"} %" PRIu64 "\n", i,
+                  st.device[i].memory_total);
 #undef G
 #undef C
     sb_printf(&b, "# HELP cuzk_stage_duration_seconds Per-partition stage durations (job: "
@@ -425,7 +523,7 @@ cz_status cz_engine_write_chrome_trace(cz_engine *e, FILE *f)
         return CZ_ERR_INVALID_ARG;
     pthread_mutex_lock(&e->mu);
     size_t n = e->rec_count;
-    unsigned ns = e->n_synth, np = e->n_prover, nf = e->n_fin;
+    unsigned ns = e->n_synth, np = e->n_prover, nf = e->n_fin, nd = e->n_dev;
     pthread_mutex_unlock(&e->mu);
     cz_engine_part_record *r = n ? malloc(n * sizeof *r) : NULL;
     if (n && !r)
@@ -435,13 +533,18 @@ cz_status cz_engine_write_chrome_trace(cz_engine *e, FILE *f)
         if (got < n)
             n = got;
     }
-    /* tids: synth workers 1000+i, provers 2000+i, finalizers 3000+i */
+    /* tids: synth workers 1000+i, provers 2000+i, finalizers 3000+i,
+     * devices 4000+d (the device-lock region of each partition) */
     fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
     bool first = true;
-    for (unsigned i = 0; i < ns + np + nf; i++) {
-        int tid = i < ns ? 1000 + (int)i : i < ns + np ? 2000 + (int)(i - ns) : 3000 + (int)(i - ns - np);
-        const char *kind = i < ns ? "synth" : i < ns + np ? "prover" : "finalizer";
-        unsigned idx = i < ns ? i : i < ns + np ? i - ns : i - ns - np;
+    for (unsigned i = 0; i < ns + np + nf + nd; i++) {
+        unsigned b1 = ns, b2 = ns + np, b3 = ns + np + nf;
+        int tid = i < b1 ? 1000 + (int)i
+                  : i < b2 ? 2000 + (int)(i - b1)
+                  : i < b3 ? 3000 + (int)(i - b2)
+                           : 4000 + (int)(i - b3);
+        const char *kind = i < b1 ? "synth" : i < b2 ? "prover" : i < b3 ? "finalizer" : "device";
+        unsigned idx = i < b1 ? i : i < b2 ? i - b1 : i < b3 ? i - b2 : i - b3;
         fprintf(f, "%s\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,"
                    "\"args\":{\"name\":\"%s %u\"}}",
                 first ? "" : ",", tid, kind, idx);
@@ -458,6 +561,9 @@ cz_status cz_engine_write_chrome_trace(cz_engine *e, FILE *f)
         if (x->finalizer >= 0)
             trace_event(f, &first, "finish", "finish", x->finish_start_ms, x->finish_end_ms,
                         3000 + x->finalizer, x->job, x->partition);
+        if (x->gpu_start_ms > 0)
+            trace_event(f, &first, "gpu", "gpu", x->gpu_start_ms, x->gpu_start_ms + x->device_ms,
+                        4000 + (int)x->device, x->job, x->partition);
     }
     fprintf(f, "\n]}\n");
     free(r);

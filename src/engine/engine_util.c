@@ -214,6 +214,7 @@ void cz_engine_device_lock(cz_engine_device *d)
 {
     pthread_mutex_lock(&d->mu);
     d->locked_at_ns = cz_engine_now_ns();
+    cz_obs_device_locked(d); /* the partition's GPU_START line (engine_obs.c) */
 }
 
 void cz_engine_device_unlock(cz_engine_device *d)

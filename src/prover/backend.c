@@ -7,6 +7,13 @@
  * and a small background pool for the B_G2 MSMs that prove_start hands off
  * and prove_finish joins, so a partition's CPU tail overlaps the next
  * partition's work.
+ *
+ * GPUs (CUZK_HAVE_CUDA, cuzk/prover.h "GPU proving"): one cz_cuda_ctx per
+ * GPU; engine device i < n_gpu proves on GPU i with the engine's device
+ * lock held only around the device region (region hooks), every other
+ * device on the CPU under the same lock. The pinned staging buffers are
+ * the context's (two, allocated once at cz_cuda_ctx_create), never per
+ * partition.
  */
 #include "prover_internal.h"
 #include "cuzk/ntt.h"
@@ -21,6 +28,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#ifdef CUZK_HAVE_CUDA
+#include "cuzk/cuda.h"
+#endif
 
 /* A recorded circuit, held (refs) by every loaded parameter set that uses
  * it and by the transient calls that need its shape (estimate, sample,
@@ -62,6 +72,14 @@ typedef struct {
     size_t n_allow;
     char *allow_text;          /* as configured, for messages */
     uint64_t max_constraints;
+    /* GPUs: engine device i < n_gpu proves on gpu[i], higher ones on the CPU */
+    unsigned n_gpu;
+#ifdef CUZK_HAVE_CUDA
+    cz_cuda_ctx *gpu[CZ_PROVER_MAX_GPUS];
+    int gpu_ord[CZ_PROVER_MAX_GPUS];
+    uint64_t gpu_mem[CZ_PROVER_MAX_GPUS];
+#endif
+    char device_summary[512];
 } backend_ctx;
 
 typedef struct loaded_t {
@@ -69,6 +87,9 @@ typedef struct loaded_t {
     cz_groth16_params *params;
     cz_groth16_pvk *pvk;
     size_t m;
+    /* identity of this set on the GPUs (cz_cuda_params_generation): a
+     * new load at the address of a freed set never reuses its SRS */
+    uint64_t gen;
 } loaded_t;
 
 typedef struct {
@@ -76,7 +97,17 @@ typedef struct {
     cz_witness w;
     cz_fr *a, *b, *c;
     size_t m;
+    void *job;       /* the prepared job and partition: a GPU proof is verified in prove_finish */
+    uint32_t part;
 } synth_t;
+
+/* What prove_start hands the engine. */
+typedef struct {
+    cz_groth16_pending *p;
+    int gpu;         /* the GPU that made it, or -1 (the CPU) */
+    void *job;
+    uint32_t part;
+} pend_t;
 
 static double now_ms(void)
 {
@@ -302,6 +333,10 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
     uint64_t in_start = 64 * nvars + (s1 > 64 * m ? s1 - 64 * m : 0), after = 32 * nvars + s2;
     out->rest_bytes = in_start > after ? in_start : after;
     out->proof_bytes = CZ_GROTH16_PROOF_BYTES;
+    out->device_params_bytes = out->device_partition_bytes = 0; /* the CPU: no device accounting */
+#ifdef CUZK_HAVE_CUDA
+    if (b->n_gpu) cz_cuda_device_bytes_for(c->pce, &out->device_params_bytes, &out->device_partition_bytes);
+#endif
     /* estimating holds nothing: the circuit is recorded again by the load
      * (cheap next to the load itself) rather than kept uncharged */
     put_circuit(b, c);
@@ -355,6 +390,9 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
     }
     L->c = c; /* L holds c's reference until be_unload */
     L->m = domain_of(c->pce);
+#ifdef CUZK_HAVE_CUDA
+    L->gen = cz_cuda_params_generation();
+#endif
     *out = L;
     return CZ_OK;
 }
@@ -378,6 +416,11 @@ static void be_unload(void *ctx, const char *id, void *params)
     (void)id;
     loaded_t *L = params;
     if (!L) return;
+#ifdef CUZK_HAVE_CUDA
+    /* off every GPU before the host copy goes (cuzk/cuda.h: identity) */
+    backend_ctx *b = ctx;
+    for (unsigned i = 0; i < b->n_gpu; i++) cz_cuda_params_release_set(b->gpu[i], L->params, L->gen);
+#endif
     cz_groth16_pvk_free(L->pvk);
     cz_groth16_params_free(L->params);
     put_circuit(ctx, L->c); /* the recorded circuit goes with the parameters */
@@ -519,6 +562,8 @@ static cz_status be_synth(void *ctx, void *params, const cz_engine_job_view *job
     }
     s->pce = L->c->pce;
     s->m = L->m;
+    s->job = job_of(job);
+    s->part = part;
     double t0 = now_ms();
     st = cz_synthesize(L->c->pce, fn, pctx, b->pool, &s->w, s->a, s->b, s->c, L->m);
     L->c->kind->free_part(pctx);
@@ -532,38 +577,117 @@ static cz_status be_synth(void *ctx, void *params, const cz_engine_job_view *job
     return CZ_OK;
 }
 
+#ifdef CUZK_HAVE_CUDA
+static void region_lock(void *dev) { cz_engine_device_lock(dev); }
+static void region_unlock(void *dev) { cz_engine_device_unlock(dev); }
+
+/* A GPU call's status for the engine: input errors stay what they are
+ * (the job is wrong, another device would say the same); everything else
+ * is the device's (CUDA errors, device out of memory or over its size
+ * check, a broken context, the resident set replaced under us). */
+static cz_status gpu_status(cz_status st)
+{
+    switch (st) {
+    case CZ_OK:
+    case CZ_ERR_UNSATISFIED:
+    case CZ_ERR_INVALID_ARG:
+    case CZ_ERR_MISMATCH:
+    case CZ_ERR_CANCELLED:
+        return st;
+    default:
+        return CZ_ERR_DEVICE;
+    }
+}
+#endif
+
 static cz_status be_prove_start(void *ctx, void *params, void *synth, cz_engine_device *dev, void **pending,
                                 cz_engine_timings *t, char *msg, size_t msglen)
 {
-    (void)dev;
     backend_ctx *b = ctx;
     loaded_t *L = params;
     synth_t *s = synth;
     cz_errbuf e = {{0}};
+    pend_t *pd = malloc(sizeof *pd);
+    if (!pd) {
+        free_synth_obj(s);
+        snprintf(msg, msglen, "out of memory");
+        return CZ_ERR_NOMEM;
+    }
+    pd->job = s->job;
+    pd->part = s->part;
+    pd->gpu = -1;
     cz_groth16_input in = {s->a, s->b, s->c, s->m, &s->w};
     s->a = s->b = s->c = NULL; /* prove_start owns and frees them */
     double t0 = now_ms();
-    cz_groth16_pending *p;
-    cz_status st = cz_groth16_prove_start(&p, L->params, L->c->pce, &in, b->pool, b->bg, &e);
+    cz_groth16_pending *p = NULL;
+    cz_status st;
+    unsigned di = cz_engine_device_index(dev);
+#ifdef CUZK_HAVE_CUDA
+    if (di < b->n_gpu) {
+        cz_cuda_region_hooks hooks = {region_lock, region_unlock, dev};
+        pd->gpu = (int)di;
+        st = cz_cuda_prove_start_ex(&p, b->gpu[di], L->params, L->gen, L->c->pce, &in, b->pool, b->bg, &hooks, &e);
+        free_synth_obj(s);
+        if (st != CZ_OK) {
+            cz_status gst = gpu_status(st);
+            if (msg && msglen)
+                snprintf(msg, msglen, "GPU %u (CUDA device %d): %s", di, b->gpu_ord[di], e.msg[0] ? e.msg : cz_status_str(st));
+            free(pd);
+            return gst;
+        }
+        cz_engine_timings_add(t, "gpu_start", now_ms() - t0);
+        pd->p = p;
+        *pending = pd;
+        return CZ_OK;
+    }
+#endif
+    /* The CPU: with GPUs the back-end holds the device lock itself
+     * (backend_locks_device), here around the whole call as the engine
+     * would. */
+    if (b->n_gpu) cz_engine_device_lock(dev);
+    st = cz_groth16_prove_start(&p, L->params, L->c->pce, &in, b->pool, b->bg, &e);
+    if (b->n_gpu) cz_engine_device_unlock(dev);
+    (void)di;
     free_synth_obj(s); /* the witness: prove_start kept what B_G2 needs */
     if (st != CZ_OK) {
+        free(pd);
         to_msg(msg, msglen, &e);
         return st;
     }
     cz_engine_timings_add(t, "start", now_ms() - t0);
-    *pending = p;
+    pd->p = p;
+    *pending = pd;
     return CZ_OK;
+}
+
+/* One partition's proof against its public inputs (a GPU's result, before
+ * it leaves the back-end). */
+static cz_status verify_one(const loaded_t *L, void *job, uint32_t part, const uint8_t *proof, cz_errbuf *err)
+{
+    size_t npub = L->c->pce->n_inputs - 1;
+    cz_groth16_proof pr;
+    cz_fr *x = malloc((npub ? npub : 1) * sizeof *x);
+    if (!x) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    cz_status st = cz_groth16_proof_decode(&pr, proof, err);
+    if (st == CZ_OK && (st = L->c->kind->public_inputs(L->c->shape, job, part, x, npub)) != CZ_OK)
+        cz_err(err, st, "cannot compute the public inputs of partition %u", part);
+    const cz_fr *xs[1] = {x};
+    if (st == CZ_OK) st = cz_groth16_verify_batch(L->pvk, &pr, xs, npub, 1, err);
+    free(x);
+    return st;
 }
 
 static cz_status be_prove_finish(void *ctx, void *params, void *pending, uint8_t *proof, cz_engine_timings *t,
                                  char *msg, size_t msglen)
 {
     (void)ctx;
-    (void)params;
+    pend_t *pd = pending;
     cz_errbuf e = {{0}};
     cz_groth16_timings gt;
-    cz_status st = cz_groth16_prove_finish(pending, NULL, proof, &gt, &e);
+    cz_status st = cz_groth16_prove_finish(pd->p, NULL, proof, &gt, &e);
+    pd->p = NULL;
     if (st != CZ_OK) {
+        free(pd);
         to_msg(msg, msglen, &e);
         return st;
     }
@@ -574,6 +698,24 @@ static cz_status be_prove_finish(void *ctx, void *params, void *pending, uint8_t
     cz_engine_timings_add(t, "msm_b1", gt.msm_b_g1_ms);
     cz_engine_timings_add(t, "b_g2", gt.b_g2_ms);
     cz_engine_timings_add(t, "assemble", gt.finish_ms);
+    if (pd->gpu >= 0) {
+        /* A GPU result is checked here, at the cost of one pairing check
+         * (milliseconds, next to seconds of proving): a wrong proof then
+         * names the GPU instead of failing the job's self-verification
+         * as if the job were bad. */
+        double v0 = now_ms();
+        cz_errbuf ve = {{0}};
+        cz_status vst = verify_one(params, pd->job, pd->part, proof, &ve);
+        cz_engine_timings_add(t, "gpu_check", now_ms() - v0);
+        if (vst != CZ_OK) {
+            if (msg && msglen)
+                snprintf(msg, msglen, "GPU %d produced a proof of partition %u that does not verify: %s", pd->gpu,
+                         pd->part, ve.msg[0] ? ve.msg : cz_status_str(vst));
+            free(pd);
+            return vst == CZ_ERR_NOMEM ? vst : CZ_ERR_DEVICE;
+        }
+    }
+    free(pd);
     return CZ_OK;
 }
 
@@ -586,7 +728,10 @@ static void be_free_synth(void *ctx, void *synth)
 static void be_free_pending(void *ctx, void *pending)
 {
     (void)ctx;
-    cz_groth16_pending_free(pending);
+    pend_t *pd = pending;
+    if (!pd) return;
+    cz_groth16_pending_free(pd->p);
+    free(pd);
 }
 
 static cz_status verify_parts(const loaded_t *L, void *job, uint32_t nparts, const uint8_t *proof, size_t proof_len,
@@ -626,6 +771,138 @@ static cz_status be_verify(void *ctx, void *params, const cz_engine_job_view *jo
     return st;
 }
 
+static void be_device_name(void *ctx, unsigned index, char *name, size_t len)
+{
+    backend_ctx *b = ctx;
+    (void)index;
+#ifdef CUZK_HAVE_CUDA
+    if (index < b->n_gpu) {
+        snprintf(name, len, "GPU %d: %s", b->gpu_ord[index], cz_cuda_ctx_name(b->gpu[index]));
+        return;
+    }
+#endif
+    snprintf(name, len, "%s", b->n_gpu ? "CPU" : "CPU (no GPU)");
+}
+
+/* Parses backend.gpus: NULL/""/"auto" (*all), "none" (0 ordinals) or a
+ * comma-separated list of distinct CUDA ordinals 0..CZ_PROVER_MAX_GPUS-1. */
+static cz_status parse_gpus(const char *text, int *ord, unsigned *n, bool *all, cz_errbuf *err)
+{
+    *n = 0;
+    *all = !text || !*text || !strcmp(text, "auto");
+    if (*all || !strcmp(text, "none")) return CZ_OK;
+    for (const char *q = text;;) {
+        while (*q == ' ') q++;
+        char *end;
+        long v = strtol(q, &end, 10);
+        if (end == q || v < 0 || v >= CZ_PROVER_MAX_GPUS || *n >= CZ_PROVER_MAX_GPUS)
+            return cz_err(err, CZ_ERR_INVALID_ARG,
+                          "backend.gpus = '%s': expected auto, none or a comma-separated list of CUDA device "
+                          "numbers 0..%d",
+                          text, CZ_PROVER_MAX_GPUS - 1);
+        for (unsigned i = 0; i < *n; i++)
+            if (ord[i] == (int)v)
+                return cz_err(err, CZ_ERR_INVALID_ARG, "backend.gpus = '%s': device %ld listed twice", text, v);
+        ord[(*n)++] = (int)v;
+        q = end;
+        while (*q == ' ') q++;
+        if (!*q) break;
+        if (*q != ',')
+            return cz_err(err, CZ_ERR_INVALID_ARG, "backend.gpus = '%s': unexpected '%c' (expected a comma)", text,
+                          *q);
+        q++;
+    }
+    return CZ_OK;
+}
+
+/* Opens the configured GPUs (none found or none asked: the CPU) and writes
+ * the one summary line. */
+static cz_status open_gpus(backend_ctx *b, const char *text, FILE *log, cz_errbuf *err)
+{
+    int ord[CZ_PROVER_MAX_GPUS];
+    unsigned n;
+    bool all;
+    cz_status st = parse_gpus(text, ord, &n, &all, err);
+    if (st != CZ_OK) return st;
+#ifdef CUZK_HAVE_CUDA
+    int present = cz_cuda_device_count();
+    if (all) {
+        n = 0;
+        for (int i = 0; i < present && n < CZ_PROVER_MAX_GPUS; i++) ord[n++] = i;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (ord[i] >= present)
+            return cz_err(err, CZ_ERR_NOT_FOUND, "backend.gpus = '%s': CUDA device %d requested, %d present", text,
+                          ord[i], present);
+        cz_cuda_opts o = {.device = ord[i]};
+        cz_errbuf ce = {{0}};
+        cz_cuda_ctx *g = NULL;
+        if ((st = cz_cuda_ctx_create(&g, &o, &ce)) != CZ_OK) {
+            if (!all)
+                return cz_err(err, st, "backend.gpus = '%s': cannot open CUDA device %d: %s", text, ord[i], ce.msg);
+            if (log) fprintf(log, "cuzk: skipping CUDA device %d: %s\n", ord[i], ce.msg);
+            continue;
+        }
+        size_t fr = 0, tot = 0;
+        uint64_t reserve = 512ull << 20;
+        if (cz_cuda_mem_info(g, &fr, &tot) != CZ_OK) fr = 0;
+        b->gpu_ord[b->n_gpu] = ord[i];
+        b->gpu_mem[b->n_gpu] = fr > reserve ? fr - reserve : 0;
+        b->gpu[b->n_gpu++] = g;
+    }
+    if (b->n_gpu) {
+        size_t off = (size_t)snprintf(b->device_summary, sizeof b->device_summary, "proving on %u GPU(s):", b->n_gpu);
+        for (unsigned i = 0; i < b->n_gpu && off < sizeof b->device_summary; i++)
+            off += (size_t)snprintf(b->device_summary + off, sizeof b->device_summary - off, "%s %d: %s",
+                                    i ? ";" : "", b->gpu_ord[i], cz_cuda_ctx_name(b->gpu[i]));
+    } else {
+        snprintf(b->device_summary, sizeof b->device_summary, "%s",
+                 all ? "no CUDA device: proving on the CPU" : "backend.gpus = none: proving on the CPU");
+    }
+#else
+    if (!all && n)
+        return cz_err(err, CZ_ERR_UNSUPPORTED,
+                      "backend.gpus = '%s': this build has no CUDA backend (CUDA not built; cmake -DCUZK_CUDA=ON "
+                      "with nvcc)",
+                      text);
+    snprintf(b->device_summary, sizeof b->device_summary, "%s",
+             all ? "CUDA not built: proving on the CPU" : "backend.gpus = none: proving on the CPU");
+#endif
+    if (log) fprintf(log, "cuzk: %s\n", b->device_summary);
+    return CZ_OK;
+}
+
+static void close_gpus(backend_ctx *b)
+{
+#ifdef CUZK_HAVE_CUDA
+    for (unsigned i = 0; i < b->n_gpu; i++) cz_cuda_ctx_free(b->gpu[i]);
+#endif
+    b->n_gpu = 0;
+}
+
+unsigned cz_prover_backend_gpus(const cz_engine_backend *be)
+{
+    const backend_ctx *b = be->ctx;
+    return b ? b->n_gpu : 0;
+}
+
+uint64_t cz_prover_backend_gpu_memory(const cz_engine_backend *be, unsigned i)
+{
+    const backend_ctx *b = be->ctx;
+    if (!b || i >= b->n_gpu) return 0;
+#ifdef CUZK_HAVE_CUDA
+    return b->gpu_mem[i];
+#else
+    return 0;
+#endif
+}
+
+const char *cz_prover_backend_device_summary(const cz_engine_backend *be)
+{
+    const backend_ctx *b = be->ctx;
+    return b ? b->device_summary : "";
+}
+
 cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_config *cfg, cz_errbuf *err)
 {
     memset(out, 0, sizeof *out);
@@ -657,6 +934,16 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
         free(b);
         return cz_err(err, CZ_ERR_NOMEM, "cannot create the compute pools");
     }
+    if ((st = open_gpus(b, cfg->gpus, cfg->log, err)) != CZ_OK) {
+        close_gpus(b);
+        cz_pool_destroy(b->bg);
+        cz_pool_destroy(b->pool);
+        pthread_mutex_destroy(&b->mu);
+        free(b->param_dir);
+        free_allow(b);
+        free(b);
+        return st;
+    }
     mkdir(b->param_dir, 0755);
     /* Keep glibc's mmap threshold at 128 KiB: otherwise it rises after the
      * first large free (up to 32 MiB) and later a/b/c buffers come from
@@ -676,7 +963,10 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
     out->free_synth = be_free_synth;
     out->free_pending = be_free_pending;
     out->verify = be_verify;
-    out->backend_locks_device = false;
+    /* with GPUs the back-end takes the engine's device lock itself,
+     * around the device region only (be_prove_start) */
+    out->backend_locks_device = b->n_gpu > 0;
+    out->device_name = be_device_name;
     return CZ_OK;
 }
 
@@ -691,6 +981,7 @@ void cz_prover_backend_destroy(cz_engine_backend *be)
         be_unload(b, o->id, o->L);
         free(o);
     }
+    close_gpus(b); /* after the offline unloads, which release their sets from the GPUs */
     /* circuits still held by parameters nobody unloaded (an engine
      * destroyed without unload_params, a leak on the caller's side) */
     for (circuit_entry *c = b->circuits, *n; c; c = n) {

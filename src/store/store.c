@@ -1109,7 +1109,10 @@ static cz_status claim_body(cz_store *s, void *vctx, cz_errbuf *err)
     p_u64(&p, s->lease_ms);
     PGresult *r = sq(s, err, "claiming partitions",
                      "WITH c AS (SELECT job_id, k FROM cuzk_partitions WHERE state = 'queued'"
-                     " AND ($2::text[] IS NULL OR circuit = ANY ($2::text[]))"
+                     " AND ($2::text[] IS NULL OR circuit = ANY ($2::text[])"
+                     /* "prefix*" entries: every circuit id starting with prefix */
+                     " OR EXISTS (SELECT 1 FROM unnest($2::text[]) f WHERE right(f, 1) = '*'"
+                     " AND left(circuit, length(f) - 1) = left(f, length(f) - 1)))"
                      " ORDER BY priority DESC, job_created_at, job_id, k LIMIT $1"
                      " FOR UPDATE SKIP LOCKED)"
                      " UPDATE cuzk_partitions p SET state = 'claimed', lease_owner = $3,"
@@ -1724,4 +1727,139 @@ cz_status cz_store_reclaim_expired(cz_store *s, cz_store_reclaim_stats *out, cz_
     if (out)
         *out = st == CZ_OK ? c.st : (cz_store_reclaim_stats){0};
     return st;
+}
+
+/* ------------------------------------------------------------------------
+ * A node starting again; a job's payload
+ * ------------------------------------------------------------------------ */
+
+typedef struct {
+    size_t released;
+    cz_job_id job; /* release_partition: this one (0 = all of the node's) */
+    uint32_t k;
+} release_ctx;
+
+static cz_status release_body(cz_store *s, void *vctx, cz_errbuf *err)
+{
+    release_ctx *c = vctx;
+    c->released = 0;
+    params p = {0};
+    p_text(&p, s->node_id);
+    PGresult *r;
+    if (!c->job) {
+        /* job rows first (the lock order): assemblies of the previous run */
+        if (sx(s, err, "dropping this node's old assemblies",
+               "UPDATE cuzk_jobs SET assembler = NULL, assemble_expires = NULL"
+               " WHERE assembler = $1 AND state = 'running'", &p) != CZ_OK)
+            return CZ_ERR_IO;
+        r = sq(s, err, "requeueing this node's old claims",
+               "WITH l AS (SELECT job_id, k FROM cuzk_partitions WHERE state = 'claimed'"
+               " AND lease_owner = $1 ORDER BY job_id, k FOR UPDATE)"
+               " UPDATE cuzk_partitions p SET state = 'queued', lease_expires = NULL"
+               " FROM l WHERE p.job_id = l.job_id AND p.k = l.k RETURNING p.k", &p, 0);
+    } else {
+        p_u64(&p, c->job);
+        p_u64(&p, c->k);
+        /* never worked on: the claim does not count as an attempt */
+        r = sq(s, err, "releasing a claimed partition",
+               "WITH l AS (SELECT job_id, k FROM cuzk_partitions WHERE job_id = $2 AND k = $3"
+               " AND state = 'claimed' AND lease_owner = $1 FOR UPDATE)"
+               " UPDATE cuzk_partitions p SET state = 'queued', lease_expires = NULL,"
+               " attempts = greatest(p.attempts - 1, 0)"
+               " FROM l WHERE p.job_id = l.job_id AND p.k = l.k RETURNING p.k", &p, 0);
+    }
+    if (!r)
+        return CZ_ERR_IO;
+    c->released = (size_t)PQntuples(r);
+    PQclear(r);
+    if (c->released)
+        return sx(s, err, "notify", "SELECT pg_notify('" NOTIFY_WORK "', 'requeued')", NULL);
+    return CZ_OK;
+}
+
+cz_status cz_store_release_node(cz_store *s, size_t *released, cz_errbuf *err)
+{
+    if (released)
+        *released = 0;
+    if (!s)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "no store");
+    release_ctx c = {0};
+    cz_status st = run_tx(s, "releasing this node's old claims", true, release_body, &c, err);
+    if (st == CZ_OK && released)
+        *released = c.released;
+    return st;
+}
+
+cz_status cz_store_release_partition(cz_store *s, cz_job_id job, uint32_t k, bool *released,
+                                     cz_errbuf *err)
+{
+    if (released)
+        *released = false;
+    if (!s || !job)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "no store or no job");
+    release_ctx c = {.job = job, .k = k};
+    cz_status st = run_tx(s, "releasing a claimed partition", true, release_body, &c, err);
+    if (st == CZ_OK && released)
+        *released = c.released > 0;
+    return st;
+}
+
+typedef struct {
+    cz_job_id job;
+    uint8_t *payload;
+    size_t len;
+    char *uri;
+} payload_ctx;
+
+static cz_status payload_body(cz_store *s, void *vctx, cz_errbuf *err)
+{
+    payload_ctx *c = vctx;
+    free(c->payload);
+    free(c->uri);
+    c->payload = NULL;
+    c->uri = NULL;
+    c->len = 0;
+    params p = {0};
+    p_u64(&p, c->job);
+    PGresult *r = sq(s, err, "reading the job's payload URI", "SELECT payload_uri FROM cuzk_jobs WHERE id = $1",
+                     &p, 0);
+    if (!r)
+        return CZ_ERR_IO;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return cz_err(err, CZ_ERR_NOT_FOUND, "job %" PRIu64 " is unknown or pruned", c->job);
+    }
+    if (!PQgetisnull(r, 0, 0)) {
+        c->uri = strdup(PQgetvalue(r, 0, 0));
+        PQclear(r);
+        return c->uri ? CZ_OK : cz_err(err, CZ_ERR_NOMEM, "out of memory for a payload URI");
+    }
+    PQclear(r);
+    bool found;
+    cz_status st = fetch_bytea(s, err, "reading the job's payload", "SELECT payload FROM cuzk_jobs WHERE id = $1",
+                               &p, &c->payload, &c->len, &found);
+    if (st == CZ_OK && !c->payload && !(c->payload = calloc(1, 1)))
+        st = cz_err(err, CZ_ERR_NOMEM, "out of memory for a payload");
+    return st;
+}
+
+cz_status cz_store_job_payload(cz_store *s, cz_job_id job, uint8_t **payload, size_t *len, char **uri,
+                               cz_errbuf *err)
+{
+    *payload = NULL;
+    *len = 0;
+    *uri = NULL;
+    if (!s)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "no store");
+    payload_ctx c = {.job = job};
+    cz_status st = run_tx(s, "reading a job's payload", true, payload_body, &c, err);
+    if (st != CZ_OK) {
+        free(c.payload);
+        free(c.uri);
+        return st;
+    }
+    *payload = c.payload;
+    *len = c.len;
+    *uri = c.uri;
+    return CZ_OK;
 }

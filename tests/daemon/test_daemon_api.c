@@ -7,6 +7,7 @@
  */
 #include "cuzk/daemon.h"
 #include "dtest.h"
+#include "daemon/grpc_api.h"
 
 static dt_daemon D;
 
@@ -762,6 +763,23 @@ static void test_pause_resume(void **state)
 
 /* Each error message carries its context once: the engine's text is not
  * prefixed again ("submit: ...", "circuit 'x': unknown circuit 'x'"). */
+/* What each failure tells a client to do: a device fault, a full queue or
+ * a shutdown is "try again (elsewhere)", never a bad request or a bug. */
+static void test_status_codes(void **state)
+{
+    (void)state;
+    assert_int_equal(cz_api_http_status(CZ_OK), 200);
+    assert_int_equal(cz_api_http_status(CZ_ERR_INVALID_ARG), 400);
+    assert_int_equal(cz_api_http_status(CZ_ERR_BUDGET), 422);
+    assert_int_equal(cz_api_http_status(CZ_ERR_QUEUE_FULL), 503);
+    assert_int_equal(cz_api_http_status(CZ_ERR_DEVICE), 503);
+    assert_int_equal(cz_api_http_status(CZ_ERR_INTERNAL), 500);
+    assert_int_equal(cz_grpc_status_of(CZ_ERR_DEVICE), CZ_GRPC_UNAVAILABLE);
+    assert_int_equal(cz_grpc_status_of(CZ_ERR_CANCELLED), CZ_GRPC_UNAVAILABLE);
+    assert_int_equal(cz_grpc_status_of(CZ_ERR_UNSATISFIED), CZ_GRPC_INVALID_ARGUMENT);
+    assert_int_equal(cz_grpc_status_of(CZ_ERR_INTERNAL), CZ_GRPC_INTERNAL);
+}
+
 static void test_error_texts(void **state)
 {
     (void)state;
@@ -877,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_socket_mode),
         cmocka_unit_test(test_pause_resume),
         cmocka_unit_test(test_error_texts),
+        cmocka_unit_test(test_status_codes),
         cmocka_unit_test(test_submit_await),
         cmocka_unit_test(test_prove_payload_forms),
         cmocka_unit_test(test_failed_job),

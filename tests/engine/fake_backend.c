@@ -75,6 +75,12 @@ void fake_expected_proof(const void *payload, size_t len, cz_job_id job, uint32_
 void fake_init(fake_backend *f)
 {
     memset(f, 0, sizeof *f);
+    for (int d = 0; d < FAKE_MAX_DEVICES; d++) {
+        atomic_init(&f->in_kernel[d], 0);
+        atomic_init(&f->kernel_peak[d], 0);
+        atomic_init(&f->overlap_seen[d], 0);
+        atomic_init(&f->kernel_entered[d], 0);
+    }
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->gate_cv, NULL);
 }
@@ -398,6 +404,30 @@ static void f_free_synth(void *ctx, void *synth)
     free(s);
 }
 
+/* Waits (polling, at most ms) until cond(f, d) holds; returns whether it did. */
+static bool fake_wait_for(fake_backend *f, unsigned d, int ms, bool (*cond)(fake_backend *, unsigned))
+{
+    for (int i = 0; i < ms; i++) {
+        if (cond(f, d))
+            return true;
+        fake_sleep_ms(1);
+    }
+    return cond(f, d);
+}
+
+static bool overlap_cond(fake_backend *f, unsigned d)
+{
+    return atomic_load(&f->overlap_seen[d]) > 0;
+}
+
+static bool spread_cond(fake_backend *f, unsigned d)
+{
+    for (unsigned i = 0; i < FAKE_MAX_DEVICES; i++)
+        if (i != d && atomic_load(&f->kernel_entered[i]) < f->spread_need[i])
+            return false;
+    return true;
+}
+
 static cz_status f_prove_start(void *ctx, void *params, void *synth, cz_engine_device *dev,
                                void **pending, cz_engine_timings *t, char *msg, size_t len)
 {
@@ -405,24 +435,45 @@ static cz_status f_prove_start(void *ctx, void *params, void *synth, cz_engine_d
     fsynth *s = synth;
     (void)params;
     unsigned d = cz_engine_device_index(dev);
+    if (d >= FAKE_MAX_DEVICES)
+        d = FAKE_MAX_DEVICES - 1;
     pthread_mutex_lock(&f->mu);
     if (s->magic != SYNTH_MAGIC)
         f->errors++;
     f->synth_alive--; /* picked up */
     const cz_engine_estimate *es = &f->circ[s->circ].est;
+    int call = ++f->dev_calls[d];
+    bool dfail = f->dev_fail_always[d] || (f->dev_fail_nth[d] && call == f->dev_fail_nth[d]);
+    if (++f->dev_holding[d] > f->dev_holding_peak[d])
+        f->dev_holding_peak[d] = f->dev_holding[d];
     ev_locked(f, FAKE_EV_PROVE_BEGIN, s->job, s->part);
     pthread_mutex_unlock(&f->mu);
     ev_hook(f, FAKE_EV_PROVE_BEGIN, s->job, s->part);
-    int prove_ms = s->prep->prove_ms;
+    int prove_ms = s->prep->prove_ms + f->dev_prove_ms[d];
 
-    fake_sleep_ms(f->prove_cpu_ms); /* CPU prep: outside the device region */
+    /* CPU prep: outside the device region. Seeing another worker's kernel
+     * of this device running now proves the lock does not cover it. */
+    if (atomic_load(&f->in_kernel[d]) > 0)
+        atomic_fetch_add(&f->overlap_seen[d], 1);
+    fake_sleep_ms(f->prove_cpu_ms);
     if (f->lock_device_itself)
         cz_engine_device_lock(dev);
+    int k = atomic_fetch_add(&f->in_kernel[d], 1) + 1;
+    int pk = atomic_load(&f->kernel_peak[d]);
+    while (k > pk && !atomic_compare_exchange_weak(&f->kernel_peak[d], &pk, k)) {
+    }
+    atomic_fetch_add(&f->kernel_entered[d], 1);
     pthread_mutex_lock(&f->mu);
     if (++f->dev_in[d] > f->dev_in_peak[d])
         f->dev_in_peak[d] = f->dev_in[d];
     pthread_mutex_unlock(&f->mu);
-    fake_sleep_ms(prove_ms);
+    if (f->rendezvous_ms)
+        (void)fake_wait_for(f, d, f->rendezvous_ms, overlap_cond);
+    if (f->spread_ms)
+        (void)fake_wait_for(f, d, f->spread_ms, spread_cond);
+    if (!dfail)
+        fake_sleep_ms(prove_ms);
+    atomic_fetch_sub(&f->in_kernel[d], 1);
     pthread_mutex_lock(&f->mu);
     f->dev_in[d]--;
     acct(f, -(int64_t)es->abc_bytes); /* a/b/c freed inside prove_start */
@@ -435,12 +486,17 @@ static cz_status f_prove_start(void *ctx, void *params, void *synth, cz_engine_d
     cz_engine_timings_add(t, "ntt", prove_ms * 0.4);
     cz_engine_timings_add(t, "msm", prove_ms * 0.6);
 
-    if (fails(s->prep, "prove", s->part)) {
+    if (dfail || fails(s->prep, "prove", s->part)) {
         pthread_mutex_lock(&f->mu);
         acct(f, -(int64_t)es->rest_bytes);
+        f->dev_holding[d]--;
         pthread_mutex_unlock(&f->mu);
         s->magic = 0;
         free(s);
+        if (dfail) {
+            snprintf(msg, len, "injected device fault on device %u (call %d)", d, call);
+            return CZ_ERR_DEVICE;
+        }
         snprintf(msg, len, "injected prover failure");
         return CZ_ERR_INTERNAL;
     }
@@ -455,6 +511,8 @@ static cz_status f_prove_start(void *ctx, void *params, void *synth, cz_engine_d
     free(s);
     pthread_mutex_lock(&f->mu);
     f->pending_alive++;
+    f->dev_ok[d]++;
+    f->dev_holding[d]--;
     pthread_mutex_unlock(&f->mu);
     *pending = p;
     return CZ_OK;
@@ -539,6 +597,12 @@ static cz_status f_verify(void *ctx, void *params, const cz_engine_job_view *job
     return st;
 }
 
+static void f_device_name(void *ctx, unsigned index, char *name, size_t len)
+{
+    (void)ctx;
+    snprintf(name, len, "fake device %u", index);
+}
+
 void fake_backend_vtable(fake_backend *f, cz_engine_backend *b)
 {
     memset(b, 0, sizeof *b);
@@ -555,4 +619,5 @@ void fake_backend_vtable(fake_backend *f, cz_engine_backend *b)
     b->free_pending = f_free_pending;
     b->verify = f_verify;
     b->backend_locks_device = f->lock_device_itself;
+    b->device_name = f_device_name;
 }

@@ -14,6 +14,7 @@
 #define CZ_FAKE_BACKEND_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include "cuzk/engine.h"
 
 #define FAKE_MAX_CIRCUITS 8
@@ -84,6 +85,35 @@ typedef struct {
     bool load_gate, prepare_gate;
     int load_gate_circ;
     int loads_blocked, prepares_blocked;
+
+    /* Fake devices (device index d < FAKE_MAX_DEVICES). Set before the
+     * engine starts. prove_start of device d: the CPU part
+     * (prove_cpu_ms), then the "kernel" (prove_ms + dev_prove_ms[d]),
+     * under the engine's device lock when lock_device_itself. */
+    int dev_prove_ms[FAKE_MAX_DEVICES];
+    /* CZ_ERR_DEVICE on the dev_fail_nth[d]-th prove_start of device d
+     * (1 = the first; 0 = never), or on every call (dev_fail_always[d]).
+     * The failure is decided at the call's start and returned from inside
+     * the kernel region (the lock is released first, as a back-end must). */
+    int dev_fail_nth[FAKE_MAX_DEVICES];
+    bool dev_fail_always[FAKE_MAX_DEVICES];
+    /* Lock-scope probe: the kernel region waits (at most rendezvous_ms)
+     * until a prove_start of the same device has started its CPU part
+     * while this kernel runs (overlap_seen[d]). 0 = off. */
+    int rendezvous_ms;
+    /* Spread probe: a kernel of device x waits (at most spread_ms) until
+     * every other device y has entered spread_need[y] kernels. 0 = off. */
+    int spread_ms;
+    int spread_need[FAKE_MAX_DEVICES];
+    /* under mu */
+    int dev_calls[FAKE_MAX_DEVICES];        /* prove_start calls per device */
+    int dev_ok[FAKE_MAX_DEVICES];           /* ... that succeeded */
+    int dev_holding[FAKE_MAX_DEVICES], dev_holding_peak[FAKE_MAX_DEVICES]; /* inside prove_start */
+    /* lock free (read from the CPU part without mu) */
+    atomic_int in_kernel[FAKE_MAX_DEVICES];
+    atomic_int kernel_peak[FAKE_MAX_DEVICES];
+    atomic_int overlap_seen[FAKE_MAX_DEVICES];
+    atomic_int kernel_entered[FAKE_MAX_DEVICES];
 } fake_backend;
 
 void fake_init(fake_backend *f);

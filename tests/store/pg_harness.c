@@ -228,6 +228,16 @@ int cz_pg_restart(cz_pg *pg)
     return spawn_server(pg);
 }
 
+void cz_pg_stop(cz_pg *pg)
+{
+    stop_server(pg);
+}
+
+int cz_pg_resume(cz_pg *pg)
+{
+    return pg->pid ? 0 : spawn_server(pg);
+}
+
 void cz_pg_destroy(cz_pg *pg)
 {
     stop_server(pg);

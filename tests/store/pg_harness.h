@@ -39,6 +39,11 @@ int cz_pg_start(cz_pg *pg);
 /* Fast shutdown then start again on the same directory and socket:
  * every open connection breaks. 0 on success. */
 int cz_pg_restart(cz_pg *pg);
+/* Stops the server (fast shutdown) and leaves it stopped, for tests of an
+ * outage; cz_pg_resume starts it again on the same directory and socket
+ * (0 on success; nothing to do when it runs). */
+void cz_pg_stop(cz_pg *pg);
+int cz_pg_resume(cz_pg *pg);
 /* Stops the server (if running) and deletes the scratch directory. */
 void cz_pg_destroy(cz_pg *pg);
 /* Creates a fresh database and writes its conninfo into out (cap bytes).

@@ -668,6 +668,88 @@ static void test_assembly_takeover(void **state)
     cz_store_close(b);
 }
 
+/* ---- what cuzkd's store node adds: prefix filters, giving claims back,
+ * a restarted node's old claims, a job's payload ---- */
+
+static size_t claim_n(cz_store *s, uint32_t max, const char *const *circ, size_t nc, cz_store_claimed_set *set)
+{
+    cz_errbuf e = {{0}};
+    cz_status st = cz_store_claim(s, max, circ, nc, set, &e);
+    if (st != CZ_OK)
+        fprintf(stderr, "claim: %s\n", e.msg);
+    assert_int_equal(st, CZ_OK);
+    return set->n;
+}
+
+static void test_node_calls(void **state)
+{
+    (void)state;
+    char ci[512];
+    new_db(ci, sizeof ci);
+    cz_store *a = open_node(ci, "node-a", 60000, 3);
+    cz_store *b = open_node(ci, "node-b", 60000, 3);
+    cz_errbuf e = {{0}};
+    cz_job_id j1 = submit(a, "porep-2k", 2, CZ_PRIO_NORMAL, "one", NULL, NULL);
+    cz_job_id j2 = submit(a, "wpost-2k", 1, CZ_PRIO_NORMAL, "two", NULL, NULL);
+    /* "porep*" matches porep-2k only; an exact id still matches exactly */
+    const char *pre[] = {"porep*"};
+    cz_store_claimed_set set = {0};
+    assert_int_equal(claim_n(a, 10, pre, 1, &set), 2);
+    for (size_t i = 0; i < set.n; i++)
+        assert_int_equal(set.parts[i].job, j1);
+    cz_store_claimed_set_free(&set);
+    const char *none[] = {"porep-2k"};
+    assert_int_equal(claim_n(b, 10, none, 1, &set), 0); /* all claimed */
+    cz_store_claimed_set_free(&set);
+
+    /* a claim given back is queued again at once, without an attempt */
+    bool rel = false;
+    assert_int_equal(cz_store_release_partition(a, j1, 1, &rel, &e), CZ_OK);
+    assert_true(rel);
+    assert_int_equal(cz_store_release_partition(b, j1, 0, &rel, &e), CZ_OK); /* not b's claim */
+    assert_false(rel);
+    assert_int_equal(claim_n(b, 10, none, 1, &set), 1);
+    assert_int_equal(set.parts[0].k, 1);
+    assert_int_equal(set.parts[0].attempts, 1);
+    cz_store_claimed_set_free(&set);
+
+    /* node-a "restarts": its claim of (j1, 0) is queued again at once
+     * (its heartbeat would otherwise renew it), b's claim is untouched */
+    cz_store_close(a);
+    a = open_node(ci, "node-a", 60000, 3);
+    size_t n = 0;
+    assert_int_equal(cz_store_release_node(a, &n, &e), CZ_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(cz_store_release_node(a, &n, &e), CZ_OK); /* idempotent */
+    assert_int_equal(n, 0);
+    assert_int_equal(claim_n(a, 10, pre, 1, &set), 1);
+    assert_int_equal(set.parts[0].job, j1);
+    assert_int_equal(set.parts[0].k, 0);
+    assert_int_equal(set.parts[0].attempts, 2); /* the lost run counted */
+    cz_store_claimed_set_free(&set);
+
+    /* the payload, for a node taking over an assembly */
+    uint8_t *pl = NULL;
+    size_t len = 0;
+    char *uri = NULL;
+    assert_int_equal(cz_store_job_payload(b, j2, &pl, &len, &uri, &e), CZ_OK);
+    assert_null(uri);
+    assert_int_equal(len, 3);
+    assert_memory_equal(pl, "two", 3);
+    free(pl);
+    cz_store_job_request rq = {.circuit_id = "c", .payload_uri = "file:///srv/p.bin", .num_partitions = 1};
+    cz_job_id j3 = 0;
+    assert_int_equal(cz_store_submit(a, &rq, &j3, NULL, &e), CZ_OK);
+    assert_int_equal(cz_store_job_payload(b, j3, &pl, &len, &uri, &e), CZ_OK);
+    assert_null(pl);
+    assert_string_equal(uri, "file:///srv/p.bin");
+    free(uri);
+    assert_int_equal(cz_store_job_payload(b, 999999, &pl, &len, &uri, &e), CZ_ERR_NOT_FOUND);
+    assert_non_null(strstr(e.msg, "999999"));
+    cz_store_close(a);
+    cz_store_close(b);
+}
+
 /* ---- cancel ---- */
 
 static void test_cancel_heartbeat(void **state)
@@ -1004,6 +1086,7 @@ int main(void)
         cmocka_unit_test(test_lease_reclaim),
         cmocka_unit_test(test_complete_once),
         cmocka_unit_test(test_assembly_takeover),
+        cmocka_unit_test(test_node_calls),
         cmocka_unit_test(test_cancel_heartbeat),
         cmocka_unit_test(test_await_notify),
         cmocka_unit_test(test_restart),
