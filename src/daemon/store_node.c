@@ -1015,6 +1015,21 @@ static cz_status p_submit(void *ctx, const cz_job_request *req, cz_job_id *id, b
     return st;
 }
 
+/* The answer of a read that found no job to describe: an empty result
+ * with the store's words when the database failed (counted). */
+static cz_status no_result(cz_store_node *n, cz_job_id id, cz_status st, const cz_errbuf *err,
+                           cz_job_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->id = id;
+    out->failed_partition = -1;
+    if (st == CZ_ERR_IO) {
+        atomic_fetch_add(&n->db_errors, 1);
+        snprintf(out->error, sizeof out->error, "job store: %.240s", err->msg);
+    }
+    return st;
+}
+
 static cz_status p_await(void *ctx, cz_job_id id, int64_t timeout_ms, cz_job_result *out)
 {
     cz_store_node *n = ctx;
@@ -1030,14 +1045,7 @@ static cz_status p_await(void *ctx, cz_job_id id, int64_t timeout_ms, cz_job_res
         return st;
     }
     cz_store_job_free(&j);
-    memset(out, 0, sizeof *out);
-    out->id = id;
-    out->failed_partition = -1;
-    if (st == CZ_ERR_IO) {
-        atomic_fetch_add(&n->db_errors, 1);
-        snprintf(out->error, sizeof out->error, "job store: %.240s", err.msg);
-    }
-    return st;
+    return no_result(n, id, st, &err, out);
 }
 
 static cz_status p_job_info(void *ctx, cz_job_id id, cz_job_result *out)
@@ -1054,14 +1062,7 @@ static cz_status p_job_info(void *ctx, cz_job_id id, cz_job_result *out)
         result_of(&j, out);
         return CZ_OK;
     }
-    memset(out, 0, sizeof *out);
-    out->id = id;
-    out->failed_partition = -1;
-    if (st == CZ_ERR_IO) {
-        atomic_fetch_add(&n->db_errors, 1);
-        snprintf(out->error, sizeof out->error, "job store: %.240s", err.msg);
-    }
-    return st;
+    return no_result(n, id, st, &err, out);
 }
 
 static cz_status p_cancel(void *ctx, cz_job_id id, cz_job_state *state)

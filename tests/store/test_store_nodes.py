@@ -15,7 +15,7 @@ test_database_outage: PostgreSQL stopped for two leases: /v1/status still
 answers (database_reachable false), submit and await answer 503, and the
 jobs accepted before the outage all finish once it is back.
 
-test_many_jobs: >= 1000 small jobs (1-4 partitions, random priorities)
+test_many_jobs: 2000 small jobs (1-4 partitions, random priorities)
 submitted round-robin over the three nodes, 5% cancelled, n2 SIGKILLed
 mid-run and restarted after its lease lapsed (the others reclaim its
 work), n3 SIGKILLed and restarted at once (it gives its old claims back
@@ -470,8 +470,9 @@ def test_many_jobs(h, nodes, cuzk, params, work, njobs):
     events = {}
 
     def chaos():
-        # SIGKILL n2 a third of the way in, back 2 s later; PostgreSQL
-        # restarted two thirds of the way in
+        # SIGKILL n2 a quarter of the way in, back after two leases; n3
+        # killed and restarted at once; PostgreSQL restarted halfway (or
+        # as soon as the kills are done, if submission got there first)
         while len(done_sub) < kill_at:
             time.sleep(0.01)
         # n2 stays dead for longer than a lease: the other nodes reclaim
@@ -636,7 +637,7 @@ def main():
         print(__doc__)
         return 2
     cuzkd, cuzk, harness = args[:3]
-    njobs = 1000
+    njobs = 2000
     if "--jobs" in args:
         njobs = int(args[args.index("--jobs") + 1])
     work = tempfile.mkdtemp(prefix="cz-nodes-")
