@@ -394,12 +394,10 @@ size_t cz_engine_metrics_prometheus(cz_engine *e, char *buf, size_t cap)
     G("params_known", "Parameter entries (accepted circuit ids).", st.params_known);
     G("shared_bytes", "Back-end caches charged to the budget for good.", st.shared_bytes);
     G("payload_bytes", "Payloads of unfinished jobs, charged to the budget.", st.payload_bytes);
-    /* The unlabelled sum stays for existing dashboards; the labelled
-     * series are the same time per device. */
-    sb_printf(&b, "# HELP cuzk_device_busy_seconds_total Device lock hold time.\n"
-                  "# TYPE cuzk_device_busy_seconds_total counter\n"
-                  "cuzk_device_busy_seconds_total %.6f\n",
-              st.device_busy_ms / 1e3);
+    /* Per device only: an unlabelled total in the same family would be
+     * counted twice by sum(cuzk_device_busy_seconds_total). */
+    sb_printf(&b, "# HELP cuzk_device_busy_seconds_total Device lock hold time, per device.\n"
+                  "# TYPE cuzk_device_busy_seconds_total counter\n");
     unsigned nd = st.devices < CZ_ENGINE_STATUS_DEVICES ? st.devices : CZ_ENGINE_STATUS_DEVICES;
     for (unsigned i = 0; i < nd; i++)
         sb_printf(&b, "cuzk_device_busy_seconds_total{device=\"%u\"} %.6f\n", i,

@@ -103,6 +103,7 @@ code, _ = call("GET", "/v1/status", headers={})
 assert code == 401, code
 json.dump({"completed": e["jobs_completed"], "failed": e["jobs_failed"], "queued": e["jobs_queued"],
            "running": e["jobs_running"], "version": s["daemon"]["version"],
+           "devices": [[str(v["index"]), v["name"]] for v in e["device"]],
            "queue": [c["circuit"] for c in s["circuits"]], "params": [p["circuit"] for p in s["params"]]},
           sys.stdout)
 EOF
@@ -149,13 +150,18 @@ if "test-done" not in params:
 m = re.search(r'data-circuit="test-q"><td>test-q</td>((?:<td>[^<]*</td>)+)</tr>', dom)
 cells = re.findall(r"<td>([^<]*)</td>", m.group(1)) if m else []
 check("test-q row (critical, high, normal, low, queued, running)", cells, ["0", "1", "1", "1", "3", "0"])
+# one row per device of /v1/status (index and name); memory mode: no store section
+devs = re.findall(r'<tr class="device" data-device="[0-9]+"><td>([^<]*)</td><td>([^<]*)</td>', dom)
+check("device rows (index, name)", [list(d) for d in devs], want["devices"])
+if not re.search(r'id="store_section" style="display: ?none;?"', dom):
+    errors.append("the job-store section is shown without a job store")
 if 'class="stage-synth"' not in dom:
     errors.append("the timeline chart was not drawn")
 if errors:
     print("\n".join(errors), file=sys.stderr)
     sys.exit(1)
 EOF
-ok "the DOM shows completed/failed/queued/running, the version, the queue by circuit and priority, the parameters, the chart"
+ok "the DOM shows completed/failed/queued/running, the version, the queue by circuit and priority, the parameters, the devices, the chart"
 
 chrome --window-size=1280,1600 --screenshot="$t/page.png" "$url" > /dev/null || bad "chromium --screenshot failed: $(tail -5 "$t/chrome.err")"
 "$py" - "$t/page.png" <<'EOF' || bad "the screenshot is not a picture of the page"

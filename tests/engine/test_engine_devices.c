@@ -105,6 +105,8 @@ static void test_spread(void **state)
         char *prom = malloc(1 << 20);
         cz_engine_metrics_prometheus(e, prom, 1 << 20);
         assert_non_null(strstr(prom, "cuzk_device_busy_seconds_total{device=\"0\"}"));
+        /* no unlabelled total in the family (sum() would count it twice) */
+        assert_null(strstr(prom, "\ncuzk_device_busy_seconds_total "));
         assert_non_null(strstr(prom, "cuzk_device_quarantined{device=\"1\"} 0"));
         assert_non_null(strstr(prom, "cuzk_device_memory_used_bytes{device=\"0\"} 0"));
         free(prom);
