@@ -786,6 +786,20 @@ static void close_all(cz_store_node *n)
     free(n->pool_free);
 }
 
+/* Everything create made: a failed create and a destroy end the same way. */
+static void free_node(cz_store_node *n)
+{
+    close_all(n);
+    free_circuits(n);
+    pthread_mutex_destroy(&n->mu);
+    pthread_mutex_destroy(&n->pool_mu);
+    pthread_cond_destroy(&n->pool_cv);
+    pthread_cond_destroy(&n->claim_cv);
+    pthread_cond_destroy(&n->work_cv);
+    pthread_cond_destroy(&n->timer_cv);
+    free(n);
+}
+
 cz_status cz_store_node_create(cz_store_node **out, const cz_store_node_config *c, cz_errbuf *err)
 {
     *out = NULL;
@@ -847,15 +861,7 @@ cz_status cz_store_node_create(cz_store_node **out, const cz_store_node_config *
     *out = n;
     return CZ_OK;
 fail:
-    close_all(n);
-    free_circuits(n);
-    pthread_mutex_destroy(&n->mu);
-    pthread_mutex_destroy(&n->pool_mu);
-    pthread_cond_destroy(&n->pool_cv);
-    pthread_cond_destroy(&n->claim_cv);
-    pthread_cond_destroy(&n->work_cv);
-    pthread_cond_destroy(&n->timer_cv);
-    free(n);
+    free_node(n);
     return st;
 }
 
@@ -931,15 +937,7 @@ void cz_store_node_destroy(cz_store_node *n)
     }
     if (back)
         nlog(n, CZ_LOG_INFO, "store: gave back %zu unfinished partitions at shutdown", back);
-    close_all(n);
-    free_circuits(n);
-    pthread_mutex_destroy(&n->mu);
-    pthread_mutex_destroy(&n->pool_mu);
-    pthread_cond_destroy(&n->pool_cv);
-    pthread_cond_destroy(&n->claim_cv);
-    pthread_cond_destroy(&n->work_cv);
-    pthread_cond_destroy(&n->timer_cv);
-    free(n);
+    free_node(n);
 }
 
 /* ---- the pool and the job service --------------------------------------------- */
