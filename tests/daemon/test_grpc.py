@@ -31,10 +31,19 @@ import time
 
 SELF = os.path.basename(__file__)
 LIVE = []  # cuzkd processes to kill if a check fails
+LOGS = []  # (name, log path) of every cuzkd started: their tails are printed on a failure
 
 
 def die(msg):
     print(f"{SELF}: FAIL: {msg}", file=sys.stderr, flush=True)
+    for name, path in LOGS:
+        # the daemon's side of a failure (a crash, a sanitizer report) is in its log
+        try:
+            with open(path, errors="replace") as f:
+                tail = f.read()[-4000:]
+        except OSError:
+            continue
+        print(f"--- the last of cuzkd {name}'s log ({path}):\n{tail}", file=sys.stderr, flush=True)
     for p in LIVE:
         if p.poll() is None:
             p.kill()
@@ -71,6 +80,7 @@ class Daemon:
         self.log = open(self.log_path, "w+")
         self.proc = subprocess.Popen([cuzkd, "--config", self.path], stdout=self.log, stderr=subprocess.STDOUT)
         LIVE.append(self.proc)
+        LOGS.append((name, self.log_path))
         self.http = self.grpc = None
         deadline = time.time() + 60
         while time.time() < deadline:
