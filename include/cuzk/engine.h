@@ -207,6 +207,15 @@ typedef struct cz_engine_backend {
      * 139.8 GiB)"), written into name (len bytes, NUL-terminated); called
      * once per device at cz_engine_create. NULL: "device <index>". */
     void (*device_name)(void *ctx, unsigned index, char *name, size_t len);
+    /* Optional: CZ_OK when circuit_id names a circuit of the kinds this
+     * back-end proves, CZ_ERR_NOT_FOUND (with msg) when it names none. A
+     * check of the name only: nothing is loaded, recorded or cached, and
+     * what is local to this process (a list of circuits it serves, a
+     * size limit) is not consulted. Used where a job is accepted for
+     * others to prove (cz_engine_check_circuit: a store node's
+     * submission, claimed by whichever node serves the circuit). NULL:
+     * every name is accepted there. Any thread. */
+    cz_status (*check_circuit)(void *ctx, const char *circuit_id, char *msg, size_t msglen);
 } cz_engine_backend;
 
 /* ------------------------------------------------------------------------
@@ -372,6 +381,14 @@ typedef struct {
  * ..."): the caller knows which call it made and adds that context once. */
 CZ_WUR cz_status cz_engine_submit(cz_engine *e, const cz_job_request *req, cz_job_id *id,
                                   bool *existing, char *msg, size_t msglen);
+
+/* Whether circuit_id names a circuit of the back-end's kinds
+ * (backend.check_circuit; CZ_OK when the back-end has none), without
+ * loading or estimating anything: for a job accepted here and proved by
+ * another process of the same kind. CZ_ERR_INVALID_ARG for an empty or
+ * over-long id, CZ_ERR_NOT_FOUND for an unknown circuit (msg says which
+ * circuits there are). */
+CZ_WUR cz_status cz_engine_check_circuit(cz_engine *e, const char *circuit_id, char *msg, size_t msglen);
 
 typedef struct {
     cz_job_id id;

@@ -67,14 +67,23 @@ static bool known(const char *cid)
     return !strcmp(cid, "test") || !strncmp(cid, "test-", 5);
 }
 
-static cz_status tb_estimate(void *ctx, const char *cid, cz_engine_estimate *out, char *msg, size_t len)
+static cz_status tb_check(void *ctx, const char *cid, char *msg, size_t len)
 {
-    tb_ctx *t = ctx;
+    (void)ctx;
     if (!known(cid)) {
         snprintf(msg, len, "unknown circuit '%s' (the test back-end knows 'test', 'test-*' and the Filecoin ids porep-/winning-/wpost-/snap- 2k .. 64g)",
                  cid);
         return CZ_ERR_NOT_FOUND;
     }
+    return CZ_OK;
+}
+
+static cz_status tb_estimate(void *ctx, const char *cid, cz_engine_estimate *out, char *msg, size_t len)
+{
+    tb_ctx *t = ctx;
+    cz_status cst = tb_check(ctx, cid, msg, len);
+    if (cst != CZ_OK)
+        return cst;
     out->params_bytes = t->params_bytes;
     out->abc_bytes = t->partition_bytes / 2;
     out->rest_bytes = t->partition_bytes - t->partition_bytes / 2;
@@ -262,6 +271,7 @@ cz_status cz_daemon_test_backend_create(cz_engine_backend *b, const cz_daemon_co
     memset(b, 0, sizeof *b);
     b->ctx = t;
     b->estimate = tb_estimate;
+    b->check_circuit = tb_check;
     b->load_params = tb_load;
     b->unload_params = NULL;
     b->prepare_job = tb_prepare;

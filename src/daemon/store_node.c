@@ -991,6 +991,13 @@ static cz_status p_submit(void *ctx, const cz_job_request *req, cz_job_id *id, b
         snprintf(msg, msglen, "partition ranges are for a node's own sub-jobs, not for submissions");
         return CZ_ERR_INVALID_ARG;
     }
+    /* A circuit no node could prove is refused here, as in memory mode,
+     * rather than failing at its first claim: the name is checked against
+     * this node's back-end kind (every node of one store runs the same
+     * kind), not against what this node serves (another node may). */
+    cz_status cst = cz_engine_check_circuit(n->engine, req->circuit_id, msg, msglen);
+    if (cst != CZ_OK)
+        return cst;
     cz_store_job_request sr = {.circuit_id = req->circuit_id,
                                .payload = req->payload,
                                .payload_len = req->payload_len,

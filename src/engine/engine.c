@@ -2635,6 +2635,23 @@ cz_status cz_engine_wait_idle(cz_engine *e, int64_t timeout_ms)
  * parameter manager API
  * ------------------------------------------------------------------------ */
 
+cz_status cz_engine_check_circuit(cz_engine *e, const char *circuit_id, char *msg, size_t msglen)
+{
+    if (msg && msglen)
+        msg[0] = 0;
+    if (!e || !circuit_id || !*circuit_id || strlen(circuit_id) > 127) {
+        set_msg(msg, msglen, "invalid circuit id (1..127 characters)");
+        return CZ_ERR_INVALID_ARG;
+    }
+    if (!e->be.check_circuit)
+        return CZ_OK;
+    char bmsg[256] = "";
+    cz_status st = e->be.check_circuit(e->be.ctx, circuit_id, bmsg, sizeof bmsg);
+    if (st != CZ_OK)
+        set_msg(msg, msglen, "%s", *bmsg ? bmsg : cz_status_str(st));
+    return st;
+}
+
 cz_status cz_engine_preload(cz_engine *e, const char *circuit_id, char *msg, size_t msglen)
 {
     if (msg && msglen)

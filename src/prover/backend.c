@@ -292,6 +292,33 @@ size_t cz_prover_recorded_circuits(const cz_engine_backend *be, uint64_t *bytes)
 }
 
 /* ---- vtable ---- */
+
+/* The name check of get_circuit without its node-local parts
+ * (backend.circuits, backend.max_constraints) and without recording:
+ * resolving a shape only parses the id. */
+static cz_status be_check_circuit(void *ctx, const char *id, char *msg, size_t msglen)
+{
+    (void)ctx;
+    cz_errbuf e = {{0}};
+    const circuit_kind *k = cz__find_kind(id);
+    if (!k || strlen(id) >= sizeof((circuit_entry *)0)->id) {
+        cz_status st = cz_err(&e, CZ_ERR_NOT_FOUND,
+                              "unknown circuit '%s' (known: mulchain-N, shaped-12..shaped-20, porep-, winning-, "
+                              "wpost-, snap- followed by 2k, 8m, 512m, 32g or 64g)",
+                              id);
+        to_msg(msg, msglen, &e);
+        return st;
+    }
+    void *shape = NULL;
+    cz_status st = k->resolve(id, &shape, &e);
+    if (st != CZ_OK) {
+        to_msg(msg, msglen, &e);
+        return st;
+    }
+    k->free_shape(shape);
+    return CZ_OK;
+}
+
 static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out, char *msg, size_t msglen)
 {
     backend_ctx *b = ctx;
@@ -967,6 +994,7 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
      * around the device region only (be_prove_start) */
     out->backend_locks_device = b->n_gpu > 0;
     out->device_name = be_device_name;
+    out->check_circuit = be_check_circuit;
     return CZ_OK;
 }
 

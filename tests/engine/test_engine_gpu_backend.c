@@ -120,6 +120,18 @@ static void test_cpu_modes(void **state)
         cz_engine_estimate es;
         char msg[256];
         assert_int_equal(be.estimate(be.ctx, "mulchain-64", &es, msg, sizeof msg), CZ_OK);
+        if (i == 0) {
+            /* the name check a store node makes at submission: the
+             * registry's parse only, whatever this process serves */
+            assert_int_equal(be.check_circuit(be.ctx, "porep-32g", msg, sizeof msg), CZ_OK);
+            assert_int_equal(be.check_circuit(be.ctx, "mulchain-262142", msg, sizeof msg), CZ_OK);
+            assert_int_equal(be.check_circuit(be.ctx, "nope", msg, sizeof msg), CZ_ERR_NOT_FOUND);
+            assert_non_null(strstr(msg, "unknown circuit 'nope'"));
+            assert_int_equal(be.check_circuit(be.ctx, "porep-16g", msg, sizeof msg), CZ_ERR_NOT_FOUND);
+            assert_non_null(strstr(msg, "porep-16g"));
+            assert_int_equal(be.check_circuit(be.ctx, "mulchain-064", msg, sizeof msg), CZ_ERR_INVALID_ARG);
+            assert_non_null(strstr(msg, "not canonical"));
+        }
         if (!n) {
             assert_int_equal(es.device_params_bytes, 0); /* no device accounting on the CPU */
             assert_int_equal(es.device_partition_bytes, 0);

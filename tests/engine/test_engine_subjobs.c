@@ -214,6 +214,49 @@ static void test_verify_proof(void **state)
     fake_destroy(&f);
 }
 
+static cz_status only_c_names(void *ctx, const char *id, char *msg, size_t msglen)
+{
+    (void)ctx;
+    if (id[0] == 'c')
+        return CZ_OK;
+    snprintf(msg, msglen, "unknown circuit '%s' (names start with c)", id);
+    return CZ_ERR_NOT_FOUND;
+}
+
+/* cz_engine_check_circuit: the back-end's name check, nothing loaded or
+ * remembered; without one every well-formed name passes. */
+static void test_check_circuit(void **state)
+{
+    (void)state;
+    fake_backend f;
+    fake_init(&f);
+    fake_add_circuit(&f, "c4", 100, 10, 10, PB4);
+    cz_engine_config c;
+    et_config(&c, &f);
+    cz_engine *e = et_create(&c);
+    char msg[256];
+    char long_id[140];
+    memset(long_id, 'c', sizeof long_id - 1);
+    long_id[sizeof long_id - 1] = 0;
+    assert_int_equal(cz_engine_check_circuit(e, "anything", msg, sizeof msg), CZ_OK);
+    assert_int_equal(cz_engine_check_circuit(e, "", msg, sizeof msg), CZ_ERR_INVALID_ARG);
+    assert_non_null(strstr(msg, "1..127"));
+    assert_int_equal(cz_engine_check_circuit(e, long_id, msg, sizeof msg), CZ_ERR_INVALID_ARG);
+    cz_engine_destroy(e);
+
+    c.backend.check_circuit = only_c_names;
+    e = et_create(&c);
+    assert_int_equal(cz_engine_check_circuit(e, "c9", msg, sizeof msg), CZ_OK); /* not a circuit of f: not asked */
+    assert_int_equal(cz_engine_check_circuit(e, "nope", msg, sizeof msg), CZ_ERR_NOT_FOUND);
+    assert_string_equal(msg, "unknown circuit 'nope' (names start with c)");
+    cz_engine_status st;
+    cz_engine_get_status(e, &st);
+    assert_int_equal(st.params_resident, 0); /* nothing was loaded */
+    et_check_idle(e, &f);
+    cz_engine_destroy(e);
+    fake_destroy(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_range_failure_and_verify_rule),
         cmocka_unit_test(test_invalid_ranges),
         cmocka_unit_test(test_verify_proof),
+        cmocka_unit_test(test_check_circuit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

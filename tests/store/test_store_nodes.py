@@ -270,6 +270,16 @@ def test_across_nodes(h, nodes, cuzk, params, work):
         fail("job %d's proof awaited on n2 does not verify: %s" % (jid, out))
     log("await on n2 woke with n1's proof of job %d (verified)" % jid)
 
+    # a circuit no node could prove is refused at submission, as in memory
+    # mode (a circuit another node serves, as above, is accepted)
+    before = h.query("SELECT count(*) FROM cuzk_jobs")
+    code, j = n2.call("POST", "/v1/jobs", {"circuit": "mulchain-x7", "payload": {"x0": "1"}, "partitions": 1})
+    if code != 400 or "unknown circuit 'mulchain-x7'" not in j.get("error", ""):
+        fail("submit of an unknown circuit to n2: %d %s (want 400 naming it)" % (code, j))
+    if h.query("SELECT count(*) FROM cuzk_jobs") != before:
+        fail("the refused submission of an unknown circuit left a job row")
+    log("unknown circuit refused at submission: %s" % j["error"])
+
     # a cancel on n3 of a job running on n1
     code, j = n3.call("POST", "/v1/jobs", {"circuit": ONLY_N1, "payload": {"x0": "12"}, "partitions": 400})
     if code != 201:
@@ -387,10 +397,12 @@ def test_grpc(h, nodes, cuzkd, params, work):
         "NOT_FOUND cancel")
 
     # a partition g1's engine cannot take (test-huge: beyond any budget) is
-    # given back, not failed and not counted as an attempt; g1 backs off
-    code, j = nodes[1].call("POST", "/v1/jobs", {"circuit": "test-huge", "payload": "x", "partitions": 1})
+    # given back, not failed and not counted as an attempt; g1 backs off.
+    # Submitted to g1: a node checks a circuit's name against its own
+    # back-end kind, and only the test back-end knows test-huge.
+    code, j = g.call("POST", "/v1/jobs", {"circuit": "test-huge", "payload": "x", "partitions": 1})
     if code != 201:
-        fail("submit test-huge to n2: %d %s" % (code, j))
+        fail("submit test-huge to g1: %d %s" % (code, j))
     jid = j["id"]
     end = time.monotonic() + 15
     while g.call("GET", "/v1/status")[1]["store"]["released"] < 2:
