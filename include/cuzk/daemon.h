@@ -105,6 +105,7 @@ typedef struct {
     uint64_t store_lease_ms;             /* claim lease (default 60000) */
     unsigned store_max_attempts;         /* lapsed leases before a job fails (default 3) */
     uint64_t store_await_poll_ms;        /* await re-reads at least this often (default 1000) */
+    uint64_t store_node_retention_ms;    /* silent nodes' rows pruned after (default 7 days; 0 never) */
     unsigned store_connections;          /* connections for HTTP/gRPC requests (default 8) */
     /* [engine] — every engine knob; backend/timeline/callbacks are set by
      * the daemon and ignored here. */

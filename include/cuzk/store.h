@@ -76,6 +76,17 @@ typedef struct {
     /* cz_store_await re-reads the job at least this often, notification
      * or not (default 1000; >= 1). */
     uint64_t await_poll_ms;
+    /* cz_store_prune_nodes deletes the cuzk_nodes row of another node
+     * silent this long that holds no claim and no assembly (default 7
+     * days; 0 = never). A node pruned while alive registers again at its
+     * next heartbeat. */
+    uint64_t node_retention_ms;
+    /* An operator's connection (`cuzk store nodes`): node_id may be NULL;
+     * no migration runs (a database without the store: CZ_ERR_NOT_FOUND;
+     * with an older or newer schema than this build's: CZ_ERR_UNSUPPORTED,
+     * naming both versions) and nothing is registered. For the read calls
+     * (cz_store_list_nodes, cz_store_get_job). */
+    bool observer;
 } cz_store_config;
 
 void cz_store_config_default(cz_store_config *c);
@@ -189,6 +200,29 @@ CZ_WUR cz_status cz_store_cancel(cz_store *s, cz_job_id id, cz_job_state *state,
  * before now_ms (Unix ms; the caller's clock, so a test can move it).
  * *pruned (if not NULL): how many. Idempotent. */
 CZ_WUR cz_status cz_store_prune(cz_store *s, int64_t now_ms, size_t *pruned, cz_errbuf *err);
+
+/* Deletes the cuzk_nodes rows of the other nodes whose last heartbeat is
+ * older than now_ms - node_retention_ms and that hold no claimed partition
+ * and no running assembly (their history stays: completed_by and
+ * submitted_by are plain text). *pruned (if not NULL): how many. */
+CZ_WUR cz_status cz_store_prune_nodes(cz_store *s, int64_t now_ms, size_t *pruned, cz_errbuf *err);
+
+/* One row of cuzk_nodes with what the node holds, for operators. */
+typedef struct {
+    char node_id[128];
+    char address[256];
+    int64_t started_ms;        /* Unix ms of its registration (its last start) */
+    int64_t heartbeat_ms;      /* Unix ms of its last heartbeat */
+    int64_t silent_ms;         /* since then, on the database's clock */
+    uint32_t claimed;          /* partitions claimed under its lease */
+    uint32_t claimed_lapsed;   /* of which the lease has lapsed (reclaimed at the next round) */
+    uint32_t assembling;       /* running jobs it is assembling */
+    uint64_t completed;        /* partitions it proved, of the jobs still in the store */
+} cz_store_node_info;
+
+/* Every node of the store, by node id; *nodes is malloc'ed (free() it),
+ * NULL with *n = 0 on error. */
+CZ_WUR cz_status cz_store_list_nodes(cz_store *s, cz_store_node_info **nodes, size_t *n, cz_errbuf *err);
 
 /* ------------------------------------------------------------------------
  * Partitions: claim, lease, complete

@@ -43,6 +43,7 @@ int cz_cmd_c1(int argc, char **argv);
 int cz_cmd_snap(int argc, char **argv);
 int cz_cmd_post(int argc, char **argv);
 int cz_cmd_circuit_info(int argc, char **argv);
+int cz_cmd_store(int argc, char **argv);
 int cz_bench_sdr(int argc, char **argv);
 int cz_bench_fil_synth(int argc, char **argv);
 int cz_bench_params(int argc, char **argv);

@@ -67,6 +67,7 @@ static const command_t commands[] = {
     {"c1", cz_cmd_c1, "c1 check FILE: verify a Filecoin C1 output (filecoin-proofs-api JSON or Curio's wrapper)"},
     {"post", cz_cmd_post, "Filecoin Winning/WindowPoSt: post vanilla (request from sealed sectors) | post check FILE"},
     {"snap", cz_cmd_snap, "Filecoin SnapDeals: snap encode | vanilla (request from a sealed sector) | pack | check FILE"},
+    {"store", cz_cmd_store, "the shared job store of cuzkd nodes: store nodes --conninfo C [--json]"},
 #ifdef CZ_HAVE_CMD_GEN_VANILLA
     {"gen-vanilla", cz_cmd_gen_vanilla, "random sector + vanilla proof: --preset S --partitions N --seed S -o F"},
 #endif

@@ -81,6 +81,7 @@ static const keydef keys[] = {
     {"store", "lease_ms", K_MS, OFF(store_lease_ms), 0, 100, 86400000},
     {"store", "max_attempts", K_U32, OFF(store_max_attempts), 0, 1, 1000},
     {"store", "await_poll_ms", K_MS, OFF(store_await_poll_ms), 0, 1, 3600000},
+    {"store", "node_retention_ms", K_MS, OFF(store_node_retention_ms), 0, 0, 3650 * 86400000ull},
     {"store", "connections", K_U32, OFF(store_connections), 0, 1, 1024},
     {"test", "load_ms", K_U32, OFF(test_load_ms), 0, 0, 600000},
     {"test", "synth_ms", K_U32, OFF(test_synth_ms), 0, 0, 600000},
@@ -156,6 +157,7 @@ void cz_daemon_config_default(cz_daemon_config *c)
     c->store_lease_ms = 60000;
     c->store_max_attempts = 3;
     c->store_await_poll_ms = 1000;
+    c->store_node_retention_ms = 7 * 86400000ull;
     c->store_connections = 8;
     cz_engine_config_default(&c->engine);
 }

@@ -61,6 +61,7 @@ typedef struct work {
 
 struct cz_store_node {
     cz_daemon_config cfg;
+    char address[1000]; /* cuzk_nodes.address (at most 999 characters): where operators reach it */
     cz_engine *engine;
     void (*log)(void *arg, cz_log_level level, const char *line);
     void *log_arg;
@@ -721,6 +722,9 @@ static void timer_round(cz_store_node *n, uint64_t *last_prune_ns)
             if (pruned)
                 nlog(n, CZ_LOG_DEBUG, "store event=pruned jobs=%zu", pruned);
         }
+        if (cz_store_prune_nodes(s, wall_ms(), &pruned, &err) == CZ_OK && pruned)
+            nlog(n, CZ_LOG_INFO, "store event=pruned nodes=%zu (silent for store.node_retention_ms, holding nothing)",
+                 pruned);
     }
 }
 
@@ -822,10 +826,18 @@ cz_status cz_store_node_create(cz_store_node **out, const cz_store_node_config *
     cz_store_config_default(&n->sc);
     n->sc.conninfo = n->cfg.store_conninfo;
     n->sc.node_id = n->cfg.store_node_id;
-    n->sc.node_address = NULL;
+    /* the configured listeners, as `cuzk store nodes` shows them (a TCP
+     * port 0 stays 0 here: the store is opened before the listeners bind) */
+    size_t al = 0;
+    if (n->cfg.listen[0] && strcmp(n->cfg.listen, "off"))
+        al += (size_t)snprintf(n->address + al, sizeof n->address - al, "http=%s", n->cfg.listen);
+    if (n->cfg.grpc_listen[0] && strcmp(n->cfg.grpc_listen, "off") && al < sizeof n->address)
+        snprintf(n->address + al, sizeof n->address - al, "%sgrpc=%s", al ? " " : "", n->cfg.grpc_listen);
+    n->sc.node_address = n->address[0] ? n->address : NULL;
     n->sc.lease_ms = cfg->store_lease_ms;
     n->sc.max_attempts = cfg->store_max_attempts;
     n->sc.await_poll_ms = cfg->store_await_poll_ms;
+    n->sc.node_retention_ms = cfg->store_node_retention_ms;
     n->sc.result_retention_ms = cfg->engine.result_retention_ms ? cfg->engine.result_retention_ms : 1;
     const cz_engine_config *ec = &cfg->engine;
     n->slots = ec->partition_workers + ec->devices * ec->workers_per_device;

@@ -67,6 +67,8 @@ struct cz_store {
     uint32_t max_attempts;
     uint64_t retention_ms;
     uint64_t poll_ms;
+    uint64_t node_retention_ms;
+    bool observer;           /* an operator's connection: nothing registered */
     bool listening;          /* LISTEN cuzk_job_state done on this connection */
     bool notify_unsupported; /* the server refused LISTEN: await polls */
     enum fail_kind fail;     /* how the last failed statement failed */
@@ -385,6 +387,7 @@ void cz_store_config_default(cz_store_config *c)
     c->max_attempts = 3;
     c->result_retention_ms = 600000;
     c->await_poll_ms = 1000;
+    c->node_retention_ms = 7 * 86400000ull;
 }
 
 int cz_store_schema_version_known(void)
@@ -397,21 +400,11 @@ void cz_store_get_stats(const cz_store *s, cz_store_stats *out)
     *out = s->stats;
 }
 
-static cz_status migrate_body(cz_store *s, void *ctx, cz_errbuf *err)
+/* The newest migration recorded in cuzk_schema_migrations (which must
+ * exist), after checking that every recorded one is this build's. */
+static cz_status schema_applied(cz_store *s, int *applied_out, cz_errbuf *err)
 {
-    (void)ctx;
     const int known = (int)cz_store_migrations_count;
-    /* two nodes starting together must not both create the tables; the
-     * NOTICEs of CREATE ... IF NOT EXISTS are noise on every start */
-    if (sx(s, err, "schema migration: client_min_messages",
-           "SET LOCAL client_min_messages = warning", NULL) != CZ_OK ||
-        sx(s, err, "schema migration: advisory lock",
-           "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK_KEY ")", NULL) != CZ_OK ||
-        sx(s, err, "schema migration: cuzk_schema_migrations",
-           "CREATE TABLE IF NOT EXISTS cuzk_schema_migrations ("
-           " version integer PRIMARY KEY, name text NOT NULL,"
-           " applied_at timestamptz NOT NULL DEFAULT now(), applied_by text)", NULL) != CZ_OK)
-        return CZ_ERR_IO;
     PGresult *r = sq(s, err, "schema migration: reading cuzk_schema_migrations",
                      "SELECT version, name FROM cuzk_schema_migrations ORDER BY version", NULL, 0);
     if (!r)
@@ -440,6 +433,29 @@ static cz_status migrate_body(cz_store *s, void *ctx, cz_errbuf *err)
             applied = v;
     }
     PQclear(r);
+    *applied_out = applied;
+    return CZ_OK;
+}
+
+static cz_status migrate_body(cz_store *s, void *ctx, cz_errbuf *err)
+{
+    (void)ctx;
+    const int known = (int)cz_store_migrations_count;
+    /* two nodes starting together must not both create the tables; the
+     * NOTICEs of CREATE ... IF NOT EXISTS are noise on every start */
+    if (sx(s, err, "schema migration: client_min_messages",
+           "SET LOCAL client_min_messages = warning", NULL) != CZ_OK ||
+        sx(s, err, "schema migration: advisory lock",
+           "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK_KEY ")", NULL) != CZ_OK ||
+        sx(s, err, "schema migration: cuzk_schema_migrations",
+           "CREATE TABLE IF NOT EXISTS cuzk_schema_migrations ("
+           " version integer PRIMARY KEY, name text NOT NULL,"
+           " applied_at timestamptz NOT NULL DEFAULT now(), applied_by text)", NULL) != CZ_OK)
+        return CZ_ERR_IO;
+    int applied = 0;
+    cz_status st = schema_applied(s, &applied, err);
+    if (st != CZ_OK)
+        return st;
     for (int v = applied + 1; v <= known; v++) {
         const cz_store_migration *m = &cz_store_migrations[v - 1];
         char what[160];
@@ -463,6 +479,31 @@ static cz_status migrate_body(cz_store *s, void *ctx, cz_errbuf *err)
     return CZ_OK;
 }
 
+/* An operator's connection: the schema must be this build's, as it is. */
+static cz_status observe_body(cz_store *s, void *ctx, cz_errbuf *err)
+{
+    (void)ctx;
+    const int known = (int)cz_store_migrations_count;
+    PGresult *r = sq(s, err, "schema check", "SELECT to_regclass('cuzk_schema_migrations') IS NOT NULL", NULL, 0);
+    if (!r)
+        return CZ_ERR_IO;
+    bool exists = PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    if (!exists)
+        return cz_err(err, CZ_ERR_NOT_FOUND,
+                      "this database has no cuzk job store (no cuzk_schema_migrations table): "
+                      "a cuzkd node with [store] backend = postgres creates it at its first start");
+    int applied = 0;
+    cz_status st = schema_applied(s, &applied, err);
+    if (st != CZ_OK)
+        return st;
+    if (applied < known)
+        return cz_err(err, CZ_ERR_UNSUPPORTED,
+                      "database schema version %d is older than this build of cuzk (%d): a node of this build "
+                      "migrates it at its start (an operator's connection changes nothing)", applied, known);
+    return CZ_OK;
+}
+
 static cz_status register_body(cz_store *s, void *ctx, cz_errbuf *err)
 {
     (void)ctx;
@@ -482,7 +523,7 @@ cz_status cz_store_open(cz_store **out, const cz_store_config *cfg, cz_errbuf *e
     *out = NULL;
     if (!cfg->conninfo || !*cfg->conninfo)
         return cz_err(err, CZ_ERR_INVALID_ARG, "store: conninfo is empty (a libpq connection string is required)");
-    if (!valid_name(cfg->node_id, 127))
+    if (!cfg->observer && !valid_name(cfg->node_id, 127))
         return cz_err(err, CZ_ERR_INVALID_ARG,
                       "store: node id '%.140s' must be 1..127 printable ASCII characters",
                       cfg->node_id ? cfg->node_id : "");
@@ -500,7 +541,9 @@ cz_status cz_store_open(cz_store **out, const cz_store_config *cfg, cz_errbuf *e
     cz_store *s = calloc(1, sizeof *s);
     if (!s)
         return cz_err(err, CZ_ERR_NOMEM, "store: out of memory");
-    copy_str(s->node_id, sizeof s->node_id, cfg->node_id);
+    copy_str(s->node_id, sizeof s->node_id, cfg->node_id ? cfg->node_id : "");
+    s->observer = cfg->observer;
+    s->node_retention_ms = cfg->node_retention_ms;
     s->node_address = cfg->node_address ? strdup(cfg->node_address) : NULL;
     s->lease_ms = cfg->lease_ms;
     s->max_attempts = cfg->max_attempts;
@@ -520,9 +563,19 @@ cz_status cz_store_open(cz_store **out, const cz_store_config *cfg, cz_errbuf *e
         cz_store_close(s);
         return CZ_ERR_IO;
     }
-    cz_status st = run_tx(s, "store: schema migration", true, migrate_body, NULL, err);
-    if (st == CZ_OK)
-        st = run_tx(s, "store: node registration", true, register_body, NULL, err);
+    cz_status st;
+    if (cfg->observer) {
+        st = run_tx(s, "store: schema check", true, observe_body, NULL, err);
+        if (st != CZ_OK && st != CZ_ERR_IO && err) {
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%s", err->msg);
+            cz_err(err, st, "store: %s", m);
+        }
+    } else {
+        st = run_tx(s, "store: schema migration", true, migrate_body, NULL, err);
+        if (st == CZ_OK)
+            st = run_tx(s, "store: node registration", true, register_body, NULL, err);
+    }
     if (st != CZ_OK) {
         cz_store_close(s);
         return st;
@@ -1036,6 +1089,112 @@ cz_status cz_store_prune(cz_store *s, int64_t now_ms, size_t *pruned, cz_errbuf 
     if (pruned)
         *pruned = st == CZ_OK ? c.pruned : 0;
     return st;
+}
+
+/* ---- nodes ---- */
+
+static cz_status prune_nodes_body(cz_store *s, void *vctx, cz_errbuf *err)
+{
+    prune_ctx *c = vctx;
+    params p = {0};
+    p_i64(&p, c->now_ms);
+    p_u64(&p, s->node_retention_ms);
+    p_text(&p, s->node_id);
+    PGresult *r = sq(s, err, "deleting the rows of nodes gone silent",
+                     "DELETE FROM cuzk_nodes n WHERE n.node_id <> $3 AND n.last_heartbeat"
+                     " < to_timestamp(($1::bigint - $2::bigint)::double precision / 1000)"
+                     " AND NOT EXISTS (SELECT 1 FROM cuzk_partitions p WHERE p.state = 'claimed'"
+                     " AND p.lease_owner = n.node_id)"
+                     " AND NOT EXISTS (SELECT 1 FROM cuzk_jobs j WHERE j.state = 'running'"
+                     " AND j.assembler = n.node_id)", &p, 0);
+    if (!r)
+        return CZ_ERR_IO;
+    c->pruned = (size_t)parse_u64(PQcmdTuples(r));
+    PQclear(r);
+    return CZ_OK;
+}
+
+cz_status cz_store_prune_nodes(cz_store *s, int64_t now_ms, size_t *pruned, cz_errbuf *err)
+{
+    if (pruned)
+        *pruned = 0;
+    if (!s)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "no store");
+    if (s->observer)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "an operator's connection does not prune");
+    if (!s->node_retention_ms)
+        return CZ_OK;
+    prune_ctx c = {.now_ms = now_ms};
+    cz_status st = run_tx(s, "pruning nodes", true, prune_nodes_body, &c, err);
+    if (pruned && st == CZ_OK)
+        *pruned = c.pruned;
+    return st;
+}
+
+typedef struct {
+    cz_store_node_info *nodes;
+    size_t n;
+} list_nodes_ctx;
+
+static cz_status list_nodes_body(cz_store *s, void *vctx, cz_errbuf *err)
+{
+    list_nodes_ctx *c = vctx;
+    free(c->nodes);
+    c->nodes = NULL;
+    c->n = 0;
+    /* silent_ms on the database's clock: the operator's machine's clock
+     * does not enter */
+    PGresult *r = sq(s, err, "listing the nodes",
+                     "SELECT n.node_id, coalesce(n.address, ''), " MS("n.started_at") ", " MS("n.last_heartbeat") ","
+                     " greatest(0, (extract(epoch FROM now() - n.last_heartbeat) * 1000)::bigint),"
+                     " (SELECT count(*) FROM cuzk_partitions p WHERE p.state = 'claimed' AND p.lease_owner = n.node_id),"
+                     " (SELECT count(*) FROM cuzk_partitions p WHERE p.state = 'claimed' AND p.lease_owner = n.node_id"
+                     "  AND p.lease_expires < now()),"
+                     " (SELECT count(*) FROM cuzk_jobs j WHERE j.state = 'running' AND j.assembler = n.node_id),"
+                     " (SELECT count(*) FROM cuzk_partitions p WHERE p.completed_by = n.node_id AND p.state = 'done')"
+                     " FROM cuzk_nodes n ORDER BY n.node_id", NULL, 0);
+    if (!r)
+        return CZ_ERR_IO;
+    size_t n = (size_t)PQntuples(r);
+    c->nodes = calloc(n ? n : 1, sizeof *c->nodes);
+    if (!c->nodes) {
+        PQclear(r);
+        return cz_err(err, CZ_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        cz_store_node_info *o = &c->nodes[i];
+        copy_str(o->node_id, sizeof o->node_id, PQgetvalue(r, (int)i, 0));
+        copy_str(o->address, sizeof o->address, PQgetvalue(r, (int)i, 1));
+        o->started_ms = parse_i64(PQgetvalue(r, (int)i, 2));
+        o->heartbeat_ms = parse_i64(PQgetvalue(r, (int)i, 3));
+        o->silent_ms = parse_i64(PQgetvalue(r, (int)i, 4));
+        o->claimed = (uint32_t)parse_u64(PQgetvalue(r, (int)i, 5));
+        o->claimed_lapsed = (uint32_t)parse_u64(PQgetvalue(r, (int)i, 6));
+        o->assembling = (uint32_t)parse_u64(PQgetvalue(r, (int)i, 7));
+        o->completed = parse_u64(PQgetvalue(r, (int)i, 8));
+    }
+    c->n = n;
+    PQclear(r);
+    return CZ_OK;
+}
+
+cz_status cz_store_list_nodes(cz_store *s, cz_store_node_info **nodes, size_t *n, cz_errbuf *err)
+{
+    if (!nodes || !n)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "no output for the node list");
+    *nodes = NULL;
+    *n = 0;
+    if (!s)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "no store");
+    list_nodes_ctx c = {0};
+    cz_status st = run_tx(s, "listing the nodes", true, list_nodes_body, &c, err);
+    if (st != CZ_OK) {
+        free(c.nodes);
+        return st;
+    }
+    *nodes = c.nodes;
+    *n = c.n;
+    return CZ_OK;
 }
 
 /* ------------------------------------------------------------------------

@@ -750,6 +750,112 @@ static void test_node_calls(void **state)
     cz_store_close(b);
 }
 
+static int64_t unix_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- nodes: the operator's listing and the pruning of silent nodes ---- */
+
+static cz_status open_observer(const char *conninfo, cz_store **s, cz_errbuf *e)
+{
+    cz_store_config c;
+    cz_store_config_default(&c);
+    c.conninfo = conninfo;
+    c.observer = true;
+    return cz_store_open(s, &c, e);
+}
+
+static const cz_store_node_info *find_node(const cz_store_node_info *v, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].node_id, id))
+            return &v[i];
+    return NULL;
+}
+
+static void test_node_listing(void **state)
+{
+    (void)state;
+    char ci[512];
+    new_db(ci, sizeof ci);
+    cz_errbuf e = {{0}};
+    cz_store *o = NULL;
+    /* an observer creates nothing: a database without the store says so */
+    assert_int_equal(open_observer(ci, &o, &e), CZ_ERR_NOT_FOUND);
+    assert_non_null(strstr(e.msg, "no cuzk job store"));
+    assert_int_equal(cz_pg_query_ll(ci, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cuzk%'"), 0);
+
+    cz_store *a = open_node(ci, "node-a", 60000, 3);
+    cz_store *b = open_node(ci, "node-b", 60000, 3);
+    cz_store *c = open_node(ci, "node-c", 60000, 3);
+    cz_job_id j = submit(a, "porep-2k", 2, CZ_PRIO_NORMAL, "p", NULL, NULL);
+    const char *pre[] = {"porep*"};
+    cz_store_claimed_set set = {0};
+    assert_int_equal(claim_n(a, 1, pre, 1, &set), 1);
+    cz_store_claimed_set_free(&set);
+    assert_int_equal(claim_n(b, 1, pre, 1, &set), 1);
+    uint32_t kb = set.parts[0].k;
+    cz_store_claimed_set_free(&set);
+    complete(b, j, kb);
+
+    assert_int_equal(open_observer(ci, &o, &e), CZ_OK);
+    assert_int_equal(cz_pg_query_ll(ci, "SELECT count(*) FROM cuzk_nodes"), 3); /* not registered */
+    cz_store_node_info *v = NULL;
+    size_t n = 0;
+    assert_int_equal(cz_store_list_nodes(o, &v, &n, &e), CZ_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(v[0].node_id, "node-a"); /* by node id */
+    assert_string_equal(v[2].node_id, "node-c");
+    const cz_store_node_info *na = find_node(v, n, "node-a"), *nb = find_node(v, n, "node-b");
+    assert_int_equal(na->claimed, 1);
+    assert_int_equal(na->claimed_lapsed, 0);
+    assert_int_equal(na->completed, 0);
+    assert_int_equal(nb->claimed, 0);
+    assert_int_equal(nb->completed, 1);
+    assert_string_equal(na->address, "test");
+    assert_true(na->started_ms > 0 && na->heartbeat_ms >= na->started_ms);
+    assert_true(na->silent_ms >= 0 && na->silent_ms < 60000);
+    free(v);
+
+    /* a's lease lapses: the listing says so before the reclaim runs */
+    assert_int_equal(cz_pg_query_ll(ci, "WITH u AS (UPDATE cuzk_partitions SET lease_expires = now() - interval '1 s'"
+                                        " WHERE state = 'claimed' RETURNING 1) SELECT count(*) FROM u"), 1);
+    assert_int_equal(cz_store_list_nodes(o, &v, &n, &e), CZ_OK);
+    assert_int_equal(find_node(v, n, "node-a")->claimed_lapsed, 1);
+    free(v);
+
+    /* eight days on: b (holding nothing) goes; a holds a claim and c is
+     * the caller, so both stay; the observer prunes nothing */
+    size_t pruned = 99;
+    assert_int_equal(cz_store_prune_nodes(c, unix_ms(), &pruned, &e), CZ_OK);
+    assert_int_equal(pruned, 0); /* nobody silent for 7 days yet */
+    assert_int_equal(cz_store_prune_nodes(c, unix_ms() + 8 * 86400000ll, &pruned, &e), CZ_OK);
+    assert_int_equal(pruned, 1);
+    assert_int_equal(cz_store_prune_nodes(o, unix_ms() + 8 * 86400000ll, &pruned, &e), CZ_ERR_INVALID_ARG);
+    assert_int_equal(cz_store_list_nodes(o, &v, &n, &e), CZ_OK);
+    assert_int_equal(n, 2);
+    assert_non_null(find_node(v, n, "node-a"));
+    assert_null(find_node(v, n, "node-b"));
+    free(v);
+    /* b was alive after all: its next heartbeat registers it again */
+    cz_store_lost *lost = NULL;
+    size_t nlost = 0;
+    assert_int_equal(cz_store_heartbeat(b, NULL, 0, &lost, &nlost, &e), CZ_OK);
+    free(lost);
+    assert_int_equal(cz_pg_query_ll(ci, "SELECT count(*) FROM cuzk_nodes WHERE node_id = 'node-b'"), 1);
+    /* its proof is still counted for it: completed_by is kept */
+    assert_int_equal(cz_store_list_nodes(o, &v, &n, &e), CZ_OK);
+    assert_int_equal(find_node(v, n, "node-b")->completed, 1);
+    free(v);
+    cz_store_close(o);
+    cz_store_close(a);
+    cz_store_close(b);
+    cz_store_close(c);
+}
+
 /* ---- cancel ---- */
 
 static void test_cancel_heartbeat(void **state)
@@ -1006,13 +1112,6 @@ static void test_restart(void **state)
 
 /* ---- prune ---- */
 
-static int64_t unix_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void test_prune(void **state)
 {
     (void)state;
@@ -1087,6 +1186,7 @@ int main(void)
         cmocka_unit_test(test_complete_once),
         cmocka_unit_test(test_assembly_takeover),
         cmocka_unit_test(test_node_calls),
+        cmocka_unit_test(test_node_listing),
         cmocka_unit_test(test_cancel_heartbeat),
         cmocka_unit_test(test_await_notify),
         cmocka_unit_test(test_restart),

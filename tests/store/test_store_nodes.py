@@ -643,6 +643,45 @@ def test_many_jobs(h, nodes, cuzk, params, work, njobs):
         fail("/metrics lacks cuzk_store_completions_total")
 
 
+def test_operator_listing(h, cuzk):
+    """`cuzk store nodes`: every node that ran is listed with what it proved,
+    nothing is held once the queue is empty, and the listing registers
+    nothing itself."""
+    before = h.query("SELECT count(*) FROM cuzk_nodes")
+    r = subprocess.run([cuzk, "store", "nodes", "--conninfo", h.conninfo, "--json"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=60)
+    if r.returncode != 0:
+        fail("cuzk store nodes --json: exit %d: %s" % (r.returncode, r.stderr))
+    listed = {n["node_id"]: n for n in json.loads(r.stdout)["nodes"]}
+    for name in ("n1", "n2", "n3", "g1"):
+        if name not in listed:
+            fail("cuzk store nodes does not list %s: %s" % (name, sorted(listed)))
+    for name in ("n1", "n2", "n3"):
+        n = listed[name]
+        done = h.query("SELECT count(*) FROM cuzk_partitions WHERE completed_by = '%s' AND state = 'done'" % name)
+        if n["completed"] != done or n["completed"] < 1 or n["claimed"] != 0 or n["assembling"] != 0:
+            fail("cuzk store nodes: %s listed as %s (the store: %d partitions completed)" % (name, n, done))
+    if not listed["n1"]["address"].startswith("http=unix:"):
+        fail("cuzk store nodes: n1's address is %r (want its configured listener)" % listed["n1"]["address"])
+    if h.query("SELECT count(*) FROM cuzk_nodes") != before:
+        fail("cuzk store nodes registered itself in cuzk_nodes")
+    r = subprocess.run([cuzk, "store", "nodes", "--conninfo", h.conninfo], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=60)
+    if r.returncode != 0 or "last heartbeat" not in r.stdout or "%d nodes" % len(listed) not in r.stdout:
+        fail("cuzk store nodes (table): exit %d:\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    print(r.stdout, end="", flush=True)
+    for argv, rc, frag in ((["store"], 2, "a subcommand is required"),
+                           (["store", "nodes"], 2, "--conninfo C is required"),
+                           (["store", "nodez"], 2, "unknown subcommand 'nodez'"),
+                           (["store", "nodes", "--conninfo", "host=/nonexistent-dir dbname=x"], 3,
+                            "cannot connect")):
+        r = subprocess.run([cuzk] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        if r.returncode != rc or frag not in r.stderr:
+            fail("cuzk %s: exit %d (want %d), stderr: %s" % (" ".join(argv), r.returncode, rc, r.stderr))
+    log("cuzk store nodes: %s" % ", ".join("%s completed %d" % (k, listed[k]["completed"])
+                                          for k in ("n1", "n2", "n3")))
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 3:
@@ -677,6 +716,7 @@ def main():
             fail("g1 exited %s after SIGTERM (see %s)" % (g.p.returncode, g.logf))
         test_database_outage(h, nodes, cuzk, params, work)
         test_many_jobs(h, nodes, cuzk, params, work, njobs)
+        test_operator_listing(h, cuzk)
         for n in nodes:
             rc = n.stop()
             if rc != 0:
