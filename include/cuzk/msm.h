@@ -32,6 +32,26 @@
  * taken as one array, so sums that are added anyway (the prover's H + L)
  * share the split pass, the bucket reductions and the window choice.
  *
+ * Table sets (cz_msm_gX_tables_*): for bases that serve many MSMs (the
+ * Groth16 queries), t tables of B bits hold 2^(jB)·bases (t·B >= 256);
+ * then sum k_i·P_i = sum_j sum_i D_j(k_i)·2^(jB)·P_i, D_j the signed digits
+ * of k_i that fall in bits [jB, jB + B), so the MSM runs over t·n points
+ * with ceil(B/c) windows instead of ceil(256/c) (one window at c = B):
+ * the same number of bucket additions at a given c, but one or two bucket
+ * reductions and window combinations instead of 16-20, and the 0/1 split
+ * as before, for (t - 1)·n stored points and n·(t - 1)·B doublings to
+ * build. What that saves is the reductions' share of a plain MSM at its
+ * c (16 of 2^15 buckets at 2^18 and c = 16: ~15 %), plus what a wider c
+ * saves once the reductions no longer grow with it. Measured, scalar
+ * path, 16 tables of 16 bits (c = 16, one window), CPU time of
+ * interleaved runs in one process, load 1-1.6 on 2 vCPUs: G1 2^14 1.40x,
+ * 2^16 1.26-1.29x (1 and 2 threads), 2^18 1.12x, 2^20 1.05x; G2 2^16
+ * 1.23-1.26x. Half the memory, 8 tables of 32 bits (c = 16, two
+ * windows): G1 2^16 1.23x, 2^18 1.16x. Narrower tables gain less (2^16,
+ * 19 tables of 14 bits at c = 14: 1.10x). cz_msm_gX_tables_shape gives
+ * the shape the cost model prices best (8 × 32 from 2^16 on 2 threads,
+ * 16 × 16 at 2^16 on one), or none (2^20 and up: the gain is ~5 %).
+ *
  * Window choice: a cost model over c (1..CZ_MSM_MAX_WINDOW) and the number
  * of point ranges per window, from the number of general scalars and the
  * pool size; cz_msm_opts.window forces c (tests force every c in turn).
@@ -56,8 +76,11 @@
  *   recomputed from the 32-byte scalars in each window pass), so the
  *   scratch depends on n only through the choice of c.
  *   If opts->scratch is NULL the block is malloc'd and freed inside the
- *   call; otherwise the caller's block is used. Either way a ~25 KB control
+ *   call; otherwise the caller's block is used. Either way a ~35 KB control
  *   block (task bounds and per-chunk counters) is malloc'd per call.
+ *   A table MSM may plan a wider c than the plain one for the same n: its
+ *   bound is cz_msm_gX_tables_scratch_size (the table set itself is the
+ *   caller's, cz_msm_gX_tables_bytes).
  * Threads: the pool's workers and the calling thread claim tasks from a
  *   shared counter; a NULL pool runs everything on the calling thread.
  * Timing: variable time in the scalars and the bases (public data only —
@@ -80,6 +103,8 @@ extern "C" {
 #define CZ_MSM_MAX_WINDOW 20
 /* Most segments of one cz_msm_gX_concat call. */
 #define CZ_MSM_MAX_SEGS 8
+/* Most tables of one table set (cz_msm_gX_tables_build). */
+#define CZ_MSM_MAX_TABLES 32
 
 typedef enum {
     CZ_MSM_BUCKETS_AUTO = 0,   /* affine (batched inversion) for c >= 8 (G1) / 6 (G2), else XYZZ */
@@ -98,6 +123,8 @@ typedef struct {
     bool simd;             /* G1 batch additions ran on AVX-512 IFMA lanes */
     size_t n_zero, n_one, n_general;
     size_t scratch_bytes;  /* bytes of scratch this call used */
+    unsigned tables;       /* most tables of a table set this call ran over
+                              (0: none, the plain MSM; see cz_msm_gX_tables) */
 } cz_msm_info;
 
 typedef struct {
@@ -157,7 +184,67 @@ CZ_WUR cz_status cz_msm_##G##_density(cz_##G##_jac *out, const cz_##G##_affine *
 /* infinity. Errors: those of cz_msm_##G; CZ_ERR_INVALID_ARG also for nsegs >           */  \
 /* CZ_MSM_MAX_SEGS or NULL arrays in a segment with n > 0.                              */  \
 CZ_WUR cz_status cz_msm_##G##_concat(cz_##G##_jac *out, const cz_msm_##G##_seg *segs,    \
-                                     size_t nsegs, cz_pool *pool, const cz_msm_opts *opts);
+                                     size_t nsegs, cz_pool *pool, const cz_msm_opts *opts); \
+/* ---- table sets (precomputed multiples of fixed bases) ----                          */  \
+/* Opaque; built once for bases that serve many MSMs (a Groth16 parameter set).         */  \
+typedef struct cz_msm_##G##_tables cz_msm_##G##_tables;                                    \
+/* Bytes a table set of t tables for n bases holds (tables 1..t-1, n affine points      */  \
+/* each: table 0 is the caller's bases, not copied), SIZE_MAX if that overflows.        */  \
+size_t cz_msm_##G##_tables_bytes(size_t n, unsigned t);                                    \
+/* Builds the table set: table j holds 2^(j·bits)·bases[i] (affine, normalised with one */  \
+/* batch inversion per chunk of points). Cost: n·(t-1)·bits doublings plus the          */  \
+/* normalisations, in parallel over chunks of points on pool: about 2^16·240 doublings  */  \
+/* for n = 2^16, t = 16, bits = 16: 4.3 s on one core (scalar), 2^20 64 s, G2 ~2.2x.  */  \
+/* bases must stay valid and unchanged until cz_msm_##G##_tables_free (table 0).         */  \
+/* Requires 1 <= t <= CZ_MSM_MAX_TABLES, 1 <= bits <= 256 and t·bits >= 256: the signed */  \
+/* digits of a 255-bit scalar (every canonical Fr element) span 256 bits. Errors:       */  \
+/* CZ_ERR_INVALID_ARG (with a message in err: which argument, its value), CZ_ERR_NOMEM. */  \
+CZ_WUR cz_status cz_msm_##G##_tables_build(cz_msm_##G##_tables **out,                     \
+                                           const cz_##G##_affine *bases, size_t n,         \
+                                           unsigned t, unsigned bits, cz_pool *pool,       \
+                                           cz_errbuf *err);                                \
+void cz_msm_##G##_tables_free(cz_msm_##G##_tables *tab);                                   \
+/* The set's shape: its number of bases, tables and bits per table.                     */  \
+size_t cz_msm_##G##_tables_n(const cz_msm_##G##_tables *tab);                              \
+unsigned cz_msm_##G##_tables_count(const cz_msm_##G##_tables *tab);                        \
+unsigned cz_msm_##G##_tables_bits(const cz_msm_##G##_tables *tab);                         \
+/* The MSMs below give the same point as cz_msm_##G (and _density, _concat) over the    */  \
+/* set's bases. They run one Pippenger over the tables laid end to end, table j's       */  \
+/* points taking the signed bits-bit digit j of the scalar's recoding (bits            */  \
+/* [j·bits, (j+1)·bits)): one window when c = bits, ceil(bits/c) otherwise, instead of */  \
+/* ceil(256/c), hence fewer bucket reductions and a wider c (chosen by the same cost    */  \
+/* model). Scalars wider than t·bits - 1 bits (possible only for non-reduced scalars    */  \
+/* with t·bits < 257) are summed without the tables (info->tables = 0). Scratch: size   */  \
+/* opts->scratch by cz_msm_##G##_tables_scratch_size.                                   */  \
+CZ_WUR cz_status cz_msm_##G##_tables_msm(cz_##G##_jac *out, const cz_msm_##G##_tables *tab, \
+                                         const cz_scalar *scalars, cz_pool *pool,          \
+                                         const cz_msm_opts *opts);                          \
+/* Density-filtered (as cz_msm_##G##_density): the set's n bases pair with the set bits */  \
+/* of density (popcount != n: CZ_ERR_MISMATCH).                                          */  \
+CZ_WUR cz_status cz_msm_##G##_tables_density(cz_##G##_jac *out,                           \
+                                             const cz_msm_##G##_tables *tab,                \
+                                             const cz_scalar *scalars, size_t nscalars,     \
+                                             const uint64_t *density, cz_pool *pool,        \
+                                             const cz_msm_opts *opts);                      \
+/* cz_msm_##G##_concat with a table set per segment: tabs[k] (tabs itself may be NULL)  */  \
+/* is NULL for a plain segment, else the set of segs[k]'s bases (segs[k].bases NULL or  */  \
+/* the set's bases, segs[k].n the set's n: CZ_ERR_MISMATCH otherwise).                  */  \
+CZ_WUR cz_status cz_msm_##G##_tables_concat(cz_##G##_jac *out, const cz_msm_##G##_seg *segs, \
+                                            const cz_msm_##G##_tables *const *tabs,         \
+                                            size_t nsegs, cz_pool *pool,                    \
+                                            const cz_msm_opts *opts);                       \
+/* Scratch bytes of a table MSM over n bases (all segments together) whose table sets   */  \
+/* have t tables of `bits` bits (several shapes in one concat call: the largest of      */  \
+/* their figures); never below cz_msm_##G##_scratch_size(n, pool, opts).                 */  \
+size_t cz_msm_##G##_tables_scratch_size(size_t n, unsigned t, unsigned bits,               \
+                                        const cz_pool *pool, const cz_msm_opts *opts);   \
+/* A table shape for MSMs of about m general (not 0/1) full-width scalars on this pool, */  \
+/* of at most max_bytes (cz_msm_##G##_tables_bytes): the one the planner's cost model   */  \
+/* prices lowest (fewer tables among near ties), t = ceil(256/bits), bits 8..32.        */  \
+/* False (and t = 1, bits = 256) when no shape fits or none is priced 3 % or more below */  \
+/* the plain MSM. A model, not a measurement (see the measured gains above).             */  \
+bool cz_msm_##G##_tables_shape(size_t m, const cz_pool *pool, const cz_msm_opts *opts,     \
+                               size_t max_bytes, unsigned *t, unsigned *bits);
 
 CZ_DECLARE_MSM(g1)
 CZ_DECLARE_MSM(g2)

@@ -21,6 +21,12 @@
  * automatic plan's time over the best one's (a printout, not a test:
  * timings on a shared machine are too noisy to assert on). --points N
  * times N points instead of 2^K (e.g. a prover's merged H + L MSM).
+ *
+ * --tables T builds a table set of T tables of ceil(256/T) bits for the
+ * bases (cz_msm_gX_tables_build, on the same threads) and times the table
+ * MSM beside the plain one, one of each per round (interleaved, the order
+ * alternating), for --samples rounds: the build time, the set's bytes,
+ * both medians (wall and process CPU) and plain / tables.
  */
 #include "bench_util.h"
 #include "opts.h"
@@ -208,6 +214,65 @@ static int G##_sweep(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *
     free(s);                                                                                   \
     free(t);                                                                                   \
     return rc;                                                                                 \
+}                                                                                              \
+/* --tables: build the set (timed), then rounds of one plain and one table */                 \
+/* MSM (order alternating); medians of the wall and CPU times of each.     */                 \
+static int G##_tables_bench(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *o,    \
+                            int samples, unsigned t, double *build_ms, size_t *bytes,         \
+                            double ms[2], double cpu[2], cz_msm_info *tinfo)                  \
+{                                                                                              \
+    cz_##G##_affine *b = malloc(n * sizeof *b);                                                \
+    cz_scalar *s = malloc(n * sizeof *s);                                                      \
+    double *w = malloc(4 * (size_t)samples * sizeof *w);                                       \
+    cz_msm_##G##_tables *tab = NULL;                                                           \
+    int rc = 1;                                                                                \
+    if (b && s && w) {                                                                         \
+        G##_make_bases(b, n);                                                                  \
+        rand_scalars(s, n, zeros, ones);                                                       \
+        unsigned bits = (256 + t - 1) / t;                                                     \
+        cz_errbuf err = {{0}};                                                                 \
+        *bytes = cz_msm_##G##_tables_bytes(n, t);                                              \
+        double t0 = cz_now_ns();                                                               \
+        if (cz_msm_##G##_tables_build(&tab, b, n, t, bits, pool, &err) != CZ_OK) {             \
+            fprintf(stderr, "cuzk bench msm: --tables %u: %s\n", t, err.msg);                  \
+            goto out;                                                                          \
+        }                                                                                      \
+        *build_ms = (cz_now_ns() - t0) / 1e6;                                                  \
+        cz_##G##_jac r, rt;                                                                    \
+        cz_msm_info *pinfo = o->info;                                                          \
+        rc = 0;                                                                                \
+        /* a warm-up of each; the two must agree */                                            \
+        if (cz_msm_##G(&r, b, s, n, pool, o) != CZ_OK) rc = 1;                                 \
+        o->info = tinfo;                                                                       \
+        if (!rc && cz_msm_##G##_tables_msm(&rt, tab, s, pool, o) != CZ_OK) rc = 1;             \
+        o->info = pinfo;                                                                       \
+        if (!rc && !cz_##G##_jac_eq(&r, &rt)) {                                                \
+            fprintf(stderr, "cuzk bench msm: the table MSM disagrees with the plain one\n");   \
+            rc = 1;                                                                            \
+        }                                                                                      \
+        for (int i = 0; i < samples && !rc; i++)                                               \
+            for (int q = 0; q < 2 && !rc; q++) {                                               \
+                int k = (q + i) & 1; /* 0: plain, 1: tables */                                \
+                double a0 = cz_now_ns(), c0 = process_cpu_ms();                                \
+                o->info = k ? tinfo : pinfo;                                                   \
+                cz_status st = k ? cz_msm_##G##_tables_msm(&rt, tab, s, pool, o)              \
+                                 : cz_msm_##G(&r, b, s, n, pool, o);                           \
+                if (st != CZ_OK) rc = 1;                                                       \
+                w[(size_t)k * samples + i] = (cz_now_ns() - a0) / 1e6;                         \
+                w[(size_t)(2 + k) * samples + i] = process_cpu_ms() - c0;                      \
+            }                                                                                  \
+        o->info = pinfo;                                                                       \
+        for (int k = 0; k < 2 && !rc; k++) {                                                   \
+            ms[k] = median_ms(w + (size_t)k * samples, samples);                               \
+            cpu[k] = median_ms(w + (size_t)(2 + k) * samples, samples);                        \
+        }                                                                                      \
+    }                                                                                          \
+out:                                                                                           \
+    cz_msm_##G##_tables_free(tab);                                                             \
+    free(b);                                                                                   \
+    free(s);                                                                                   \
+    free(w);                                                                                   \
+    return rc;                                                                                 \
 }
 
 BENCH_GROUP(g1)
@@ -224,13 +289,14 @@ static const cz_opt msm_opts[] = {
     CZ_NUM("--samples", "S", 1, 1000, "samples (default 3; 1 from K = 18)"),
     CZ_NUM("--points", "N", 1, 1L << 28, "N points instead of 2^K (e.g. a prover's merged H + L)"),
     CZ_NUM("--sweep", "W", 0, 8, "also time every window within W of the automatic one (interleaved)"),
+    CZ_NUM("--tables", "T", 0, CZ_MSM_MAX_TABLES, "also time a table set of T tables of ceil(256/T) bits (0: none)"),
     CZ_FLAG("--no-simd", "no AVX-512 IFMA lanes"),
     CZ_FLAG("--json", "JSON instead of a table"),
     {0},
 };
 static const cz_cmd msm_cmd = {
     .name = "cuzk bench msm",
-    .synopsis = "--group g1|g2 (--log-n K | --points N) --threads T [--window C] [--buckets auto|xyzz|affine]\n        [--samples S] [--zeros PCT] [--ones PCT] [--sweep W] [--no-simd] [--json]",
+    .synopsis = "--group g1|g2 (--log-n K | --points N) --threads T [--window C] [--buckets auto|xyzz|affine]\n        [--samples S] [--zeros PCT] [--ones PCT] [--sweep W] [--tables T] [--no-simd] [--json]",
     .opts = msm_opts,
 };
 
@@ -288,6 +354,7 @@ int cz_bench_msm(int argc, char **argv)
     long samples = cz_opt_num(&oa, "--samples", logn >= 18 ? 1 : 3);
     long points = cz_opt_num(&oa, "--points", 0);
     long sweep = cz_opt_num(&oa, "--sweep", 0);
+    long tables = cz_opt_num(&oa, "--tables", 0);
     bool json = cz_opt_flag(&oa, "--json");
     bool no_simd = cz_opt_flag(&oa, "--no-simd");
     bool g2 = !strcmp(group, "g2");
@@ -297,6 +364,9 @@ int cz_bench_msm(int argc, char **argv)
     if (points && cz_opt_num(&oa, "--log-n", -1) >= 0)
         return cz_usage_error(&msm_cmd, "--points and --log-n exclude each other");
     if (sweep && window) return cz_usage_error(&msm_cmd, "--sweep and --window exclude each other");
+    if (sweep && tables) return cz_usage_error(&msm_cmd, "--sweep and --tables exclude each other");
+    if (tables == 1) return cz_usage_error(&msm_cmd, "--tables: 1 table is the plain MSM; expected 2..%d, got 1",
+                                           CZ_MSM_MAX_TABLES);
     if (zeros + ones > 100) return cz_usage_error(&msm_cmd, "--zeros + --ones: at most 100 percent, got %ld", zeros + ones);
     if ((!g2 && strcmp(group, "g1")) || logn < 0 || logn > 28 || threads < 1 || threads > 1024 ||
         window < 0 || window > CZ_MSM_MAX_WINDOW || zeros < 0 || ones < 0 || zeros + ones > 100) {
@@ -334,6 +404,47 @@ int cz_bench_msm(int argc, char **argv)
             return 1;
         }
         return report_sweep(group, size, threads, cs, nc, sms, scpu, &info, (int)samples, json);
+    }
+    if (tables) {
+        double tms[2] = {0, 0}, tcpu[2] = {0, 0}, build = 0;
+        size_t bytes = 0;
+        cz_msm_info tinfo;
+        memset(&tinfo, 0, sizeof tinfo);
+        int trc = g2 ? g2_tables_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, (unsigned)tables, &build,
+                                       &bytes, tms, tcpu, &tinfo)
+                     : g1_tables_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, (unsigned)tables, &build,
+                                       &bytes, tms, tcpu, &tinfo);
+        cz_pool_destroy(pool);
+        if (trc) {
+            fprintf(stderr, "cuzk bench msm: out of memory or MSM error\n");
+            return 1;
+        }
+        cz_bench_report *r = cz_bench_report_new("msm", json);
+        char name[96], extra[512];
+        unsigned bits = (256 + (unsigned)tables - 1) / (unsigned)tables;
+        snprintf(extra, sizeof extra, "\"window\":%u,\"nwin\":%u,\"samples\":%ld,\"simd\":%s",
+                 info.window, info.nwin, samples, info.simd ? "true" : "false");
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_plain", group, size, threads);
+        cz_bench_report_add(r, name, tms[0], "ms", extra);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_plain_cpu", group, size, threads);
+        cz_bench_report_add(r, name, tcpu[0], "ms", NULL);
+        snprintf(extra, sizeof extra,
+                 "\"tables\":%ld,\"bits\":%u,\"used\":%u,\"window\":%u,\"nwin\":%u,\"parts\":%u,"
+                 "\"scratch_bytes\":%zu",
+                 tables, bits, tinfo.tables, tinfo.window, tinfo.nwin, tinfo.nparts, tinfo.scratch_bytes);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_tables%ld", group, size, threads, tables);
+        cz_bench_report_add(r, name, tms[1], "ms", extra);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_tables%ld_cpu", group, size, threads, tables);
+        cz_bench_report_add(r, name, tcpu[1], "ms", NULL);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_tables%ld_build", group, size, threads, tables);
+        cz_bench_report_add(r, name, build, "ms", NULL);
+        snprintf(name, sizeof name, "msm_%s_%s_tables%ld_bytes", group, size, tables);
+        cz_bench_report_add(r, name, (double)bytes, "B", NULL);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_plain_vs_tables%ld", group, size, threads, tables);
+        cz_bench_report_add(r, name, tms[0] / tms[1], "x", "\"clock\":\"wall\"");
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_plain_vs_tables%ld_cpu", group, size, threads, tables);
+        cz_bench_report_add(r, name, tcpu[0] / tcpu[1], "x", "\"clock\":\"cpu\"");
+        return cz_bench_report_finish(r);
     }
     double ms = 0, cpu = 0, madd = 0;
     int rc = g2 ? g2_bench(n, (int)zeros, (int)ones, pool, &o, (int)samples, &ms, &cpu, &madd)

@@ -13,8 +13,11 @@
 #define S(name) g1_msm_##name
 #define MSM_PUB(x) cz_msm_g1##x
 #define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G1
+#define L2_KB 14
 #define ENTRY_T cz_msm_g1_entry
 #define SEG_T cz_msm_g1_seg
+#define TAB_T cz_msm_g1_tables
+#define TAB_S cz_msm_g1_tables
 #if CZ_MSM_HAVE_X8
 #define FLUSH_X8 cz__msm_g1_flush_x8
 #define X8_SCRATCH(cap) cz__msm_g1_x8_scratch(cap)
@@ -23,6 +26,8 @@
 #include "msm_impl.h"
 #undef ENTRY_T
 #undef SEG_T
+#undef TAB_T
+#undef TAB_S
 #undef FLUSH_X8
 #undef X8_SCRATCH
 #undef X8_USABLE
@@ -36,6 +41,7 @@
 #undef S
 #undef MSM_PUB
 #undef AFFINE_MIN
+#undef L2_KB
 
 
 #define AFF cz_g2_affine
@@ -48,8 +54,11 @@
 #define S(name) g2_msm_##name
 #define MSM_PUB(x) cz_msm_g2##x
 #define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G2
+#define L2_KB 13
 #define ENTRY_T cz_msm_g2_entry
 #define SEG_T cz_msm_g2_seg
+#define TAB_T cz_msm_g2_tables
+#define TAB_S cz_msm_g2_tables
 #if CZ_MSM_HAVE_X8
 #define FLUSH_X8 cz__msm_g2_flush_x8
 #define X8_SCRATCH(cap) cz__msm_g2_x8_scratch(cap)

@@ -77,18 +77,24 @@ static bool use_affine(const cz_msm_opts *o, unsigned c, unsigned affine_min)
 
 /* Cost of one window of effective width kb over mp points (additions and
  * its reduction), for the constants above. */
-static double window_cost(double mp, unsigned kb, bool waff, double A, double I, double RA)
+static double window_cost_l2(double mp, unsigned kb, bool waff, double A, double I, double RA,
+                             unsigned l2kb)
 {
     double k = (double)((size_t)1 << (kb - 1));
     double a = waff ? A + I / cz__msm_batch_size(kb) : 1.0;
     double r = waff ? RA / 2 : 1.4;
-    if (kb > 14) {
-        a *= 1.0 + 0.05 * (kb - 14);
-        r *= 1.0 + 0.05 * (kb - 14);
+    if (kb > l2kb) {
+        a *= 1.0 + 0.05 * (kb - l2kb);
+        r *= 1.0 + 0.05 * (kb - l2kb);
     }
     double mw = mp * (1.0 - 1.0 / (double)((size_t)1 << kb));
     double x = mw / k, e = x < 40 ? exp(-x) : 0.0;
     return (mw - k * (1.0 - e)) * a + k * (2.0 - e) * r;
+}
+
+static double window_cost(double mp, unsigned kb, bool waff, double A, double I, double RA)
+{
+    return window_cost_l2(mp, kb, waff, A, I, RA, 14);
 }
 
 void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
@@ -146,6 +152,124 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
     pl->affine_min = affine_min;
     pl->batch = cz__msm_batch_size(pl->c);
     pl->threads = threads;
+}
+
+/*
+ * The same model for segments that read different bit ranges (tables: a
+ * table segment j of B bits reads bits [jB, jB + B), so with c = B it has
+ * one window). Window w holds the points of every segment that reaches it
+ * (P_w), with buckets for its widest digit (kb_w); a task is one
+ * (window, point range) pair as before, so with np ranges a window costs
+ * window_cost(P_w/np, kb_w) per range. What tables save shows up as the
+ * windows' count: ceil(B/c) reductions and serial combinations instead of
+ * ceil((maxbits + 1)/c), and a wider c for the same point count (the
+ * reduction, 2^c per window, is paid once or twice instead of 16-20
+ * times). The serial tail is the (nwin - 1)·c doublings of the window
+ * combination and the sum of the nwin·np partial results.
+ */
+void cz__msm_plan_vsegs(cz_msm_plan *pl, const cz_msm_vseg *v, unsigned nv, unsigned maxbits,
+                        unsigned threads, const cz_msm_opts *opts, unsigned cap_c,
+                        unsigned affine_min, bool x8, unsigned l2kb)
+{
+    unsigned forced = opts ? opts->window : 0;
+    bool forced_affine = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
+    unsigned cmin = 1, cmax = cap_c < CZ_MSM_MAX_WINDOW ? cap_c : CZ_MSM_MAX_WINDOW;
+    if (cmax < 1) cmax = 1;
+    if (forced) cmin = cmax = forced;
+    unsigned maxparts = threads == 1 ? 1 : threads * 4;
+    if (maxparts > CZ_MSM_MAX_PARTS) maxparts = CZ_MSM_MAX_PARTS;
+    const double A = x8 ? 0.30 : 0.80, I = x8 ? 8.0 : 4.0, RA = x8 ? 0.7 : 1.5;
+    /* windows of c = 1 over 257 bits: the most any plan has */
+    enum { WMAX = 258 };
+    double pw[WMAX];
+    unsigned kw[WMAX];
+
+    double best = INFINITY;
+    pl->c = cmin;
+    pl->nparts = 1;
+    pl->nwin = 1;
+    for (unsigned c = cmin; c <= cmax; c++) {
+        bool aff = use_affine(opts, c, affine_min);
+        unsigned nwin = 0;
+        double pmax = 0, task_floor = 0;
+        for (unsigned w = 0; w < WMAX; w++) {
+            double p = 0;
+            unsigned kb = 0;
+            for (unsigned i = 0; i < nv; i++) {
+                unsigned b = cz__msm_seg_window_bits(v[i].bit, v[i].width, maxbits, c, w);
+                if (!b) continue;
+                p += v[i].m;
+                if (b > kb) kb = b;
+            }
+            if (!kb) break;
+            pw[w] = p;
+            kw[w] = kb;
+            nwin = w + 1;
+            if (p > pmax) pmax = p;
+            /* each task visits its window's buckets at least once */
+            bool waff = aff && (kb >= affine_min || forced_affine);
+            double r = waff ? RA / 2 : 1.4;
+            if (kb > l2kb) r *= 1.0 + 0.05 * (kb - l2kb);
+            task_floor += (double)((size_t)1 << (kb - 1)) * r;
+        }
+        if (!nwin) continue;
+        task_floor /= nwin;
+        unsigned top = maxbits < nwin * c ? maxbits : nwin * c;
+        double tail = (double)top * 1.2;
+        for (unsigned np = 1; np <= maxparts; np++) {
+            double ntasks = (double)nwin * np;
+            if (ceil(ntasks / threads) * task_floor + ntasks * 1.4 + tail >= best) break;
+            double work = 0, cmax_task = 0;
+            for (unsigned w = 0; w < nwin; w++) {
+                double cw = window_cost_l2(pw[w] / np, kw[w], aff && (kw[w] >= affine_min || forced_affine),
+                                           A, I, RA, l2kb);
+                work += cw;
+                if (cw > cmax_task) cmax_task = cw;
+            }
+            /* windows may differ widely here (c = 15 over 16-bit tables: a
+             * 15-bit window and a 1-bit one), so the wall time is at least
+             * the dearest task, not only rounds × the mean task */
+            double wall = ceil(ntasks / threads) * (work / nwin);
+            if (cmax_task > wall) wall = cmax_task;
+            double cost = wall + ntasks * 1.4 + tail;
+            if (cost < best) {
+                best = cost;
+                pl->c = c;
+                pl->nparts = np;
+                pl->nwin = nwin;
+            }
+            if (pmax / np < 1.0) break;
+        }
+    }
+    if (best == INFINITY) {
+        /* no segment has a digit at any c (cannot happen for maxbits >= 1) */
+        pl->nwin = 1;
+    }
+    pl->cost = best;
+    pl->affine = use_affine(opts, pl->c, affine_min);
+    pl->affine_min = affine_min;
+    pl->batch = cz__msm_batch_size(pl->c);
+    pl->threads = threads;
+}
+
+void cz__msm_starts_any(size_t *pos, const size_t *bounds, size_t nb, const uint64_t *bm,
+                        size_t nscalars)
+{
+    /* sort the (at most 257) bounds by insertion, run the one-pass
+     * cz__msm_starts over them, put the results back in order */
+    size_t idx[CZ_MSM_MAX_PARTS + 1], sb[CZ_MSM_MAX_PARTS + 1] = {0}, sp[CZ_MSM_MAX_PARTS + 1];
+    if (nb > CZ_MSM_MAX_PARTS + 1) nb = CZ_MSM_MAX_PARTS + 1; /* the documented bound */
+    for (size_t i = 0; i < nb; i++) {
+        size_t j = i;
+        while (j > 0 && bounds[idx[j - 1]] > bounds[i]) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = i;
+    }
+    for (size_t i = 0; i < nb; i++) sb[i] = bounds[idx[i]];
+    cz__msm_starts(sp, sb, nb, bm, nscalars);
+    for (size_t i = 0; i < nb; i++) pos[idx[i]] = sp[i];
 }
 
 size_t cz__msm_popcount(const uint64_t *bm, size_t nbits)

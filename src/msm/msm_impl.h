@@ -10,6 +10,11 @@
  *   S(name)                static helper name, unique per group
  *   MSM_PUB(suffix)        public name: MSM_PUB(_density) -> cz_msm_g1_density
  *   AFFINE_MIN             smallest window given affine buckets in AUTO mode
+ *   L2_KB                  widest window whose affine buckets the table planner
+ *                          prices as L2-resident (cz__msm_plan_vsegs)
+ *   SEG_T                  the concat segment type (cz_msm_g1_seg)
+ *   TAB_T, TAB_S           the table set's typedef name and struct tag
+ *                          (cz_msm_g1_tables: the struct is defined here)
  *   ENTRY_T (optional)     the batch entry type (G1: cz_msm_g1_entry, shared
  *                          with the eight-lane flush)
  *   FLUSH_X8 (optional)    eight-lane flush (bk, entries, n, scratch) and
@@ -28,7 +33,25 @@
  * for cz_msm_gX and the density variant, up to CZ_MSM_MAX_SEGS for
  * _concat); a chunk or a point range may span several segments, so every
  * pass walks its range segment piece by segment piece (S(piece)).
+ *
+ * Table sets (cz_msm_gX_tables_*): a set of t tables of B bits for n bases
+ * holds T_j[i] = 2^(jB)·P_i. With D_j(k) = the Booth digits of k read in
+ * B-bit fields, sum_j D_j(k)·2^(jB) = k, so sum_i k_i·P_i is the MSM over
+ * the t·n points T_j[i] in which T_j[i] takes the part of k_i's recoding
+ * that lies in bits [jB, jB + B). Each table becomes one more segment of
+ * the point space ("virtual" segments, after the call's own segments,
+ * which are table 0 and which the split pass walks alone), sharing its
+ * scalar array with table 0 and reading its digits from bit jB: window
+ * win of a segment reads the field at jB + win·c of min(c, B - win·c)
+ * bits (cz__msm_booth), so all segments' windows line up at the same
+ * offsets win·c and the windows combine as before, with c doublings
+ * between them. A plain segment is the case bit 0, width
+ * CZ_MSM_PLAIN_WIDTH. The split pass is unchanged: 0 and 1 scalars are
+ * classified by the whole scalar on table 0 and skipped in every table,
+ * so a table point never needs a class of its own. Tables above the
+ * scalars' top bit are left out.
  */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -46,12 +69,23 @@ typedef struct {
 #define X8_SCRATCH(cap) ((size_t)0)
 #endif
 
+struct TAB_S {
+    size_t n;
+    unsigned t, bits;
+    const AFF *bases; /* table 0: the caller's */
+    AFF *mem;         /* tables 1..t-1, n points each */
+};
+
 typedef struct {
-    size_t n;                    /* bases, all segments together */
-    unsigned nseg;               /* segments (1 with a density bitmap) */
-    const AFF *sb[CZ_MSM_MAX_SEGS];
-    const cz_scalar *ss[CZ_MSM_MAX_SEGS];
-    size_t soff[CZ_MSM_MAX_SEGS + 1]; /* segment k holds points [soff[k], soff[k+1]) */
+    size_t n;                    /* bases, all segments together (table 0) */
+    unsigned nseg;               /* segments of the point space (the call's, then tables) */
+    unsigned norig;              /* the call's segments: points [0, n) (1 with a density bitmap) */
+    const AFF *sb[CZ__MSM_MAX_VSEGS];
+    const cz_scalar *ss[CZ__MSM_MAX_VSEGS];
+    size_t soff[CZ__MSM_MAX_VSEGS + 1]; /* segment k holds points [soff[k], soff[k+1]) */
+    unsigned sbit[CZ__MSM_MAX_VSEGS];   /* first bit its digits read (table j: j·B) */
+    unsigned swidth[CZ__MSM_MAX_VSEGS]; /* bits its digits span (B; CZ_MSM_PLAIN_WIDTH) */
+    unsigned kbw[258];             /* effective width of each window */
     size_t nscalars;
     const uint64_t *bm;          /* density bitmap or NULL */
     bool split;
@@ -84,14 +118,24 @@ typedef struct {
     const AFF *b;
     size_t off, e;
     cz_msm_cursor it;
+    unsigned pos, len; /* the digit field of the task's window (len 0: none) */
 } S(piece);
 
-/* The segment holding point lo (or the last one when lo = n). */
+/* The segment holding point lo (or the last one when lo is past them all;
+ * the last of several empty ones at lo). */
 static inline unsigned S(seg_of)(const S(ctx) *x, size_t lo)
 {
     unsigned k = 0;
     while (k + 1 < x->nseg && x->soff[k + 1] <= lo) k++;
     return k;
+}
+
+/* The digit field window win reads in segment k (see the file comment). */
+static inline void S(piece_window)(const S(ctx) *x, unsigned k, unsigned win, S(piece) *pc)
+{
+    unsigned c = x->pl.c, wc = win * c, wd = x->swidth[k];
+    pc->pos = x->sbit[k] + wc;
+    pc->len = wc < wd && pc->pos <= x->maxbits ? (wd - wc < c ? wd - wc : c) : 0;
 }
 
 /* The piece of [lo, hi) starting at lo in segment k; pos is the scalar
@@ -175,18 +219,19 @@ static void S(reduce_xyzz)(XYZZ *out, const XYZZ *bk, size_t k)
 static void S(task_xyzz)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned part, XYZZ *out,
                          unsigned kb)
 {
-    const unsigned c = x->pl.c;
     const size_t k = (size_t)1 << (kb - 1);
     XYZZ *bk = (XYZZ *)slot;
     for (size_t i = 0; i < k; i++) E(xyzz_set_infinity)(&bk[i]);
     size_t lo = x->part_lo[part], hi = x->part_lo[part + 1];
-    for (unsigned sg = S(seg_of)(x, lo); lo < hi; sg++) {
+    size_t pos0 = x->part_pos[part]; /* a later piece starts its segment: position 0 */
+    for (unsigned sg = S(seg_of)(x, lo); lo < hi; sg++, pos0 = 0) {
         S(piece) pc;
-        S(piece_at)(x, sg, lo, hi, x->part_pos[part], &pc);
-        for (size_t j = lo; j < pc.e; j++) {
+        S(piece_at)(x, sg, lo, hi, pos0, &pc);
+        S(piece_window)(x, sg, win, &pc);
+        for (size_t j = lo; j < pc.e && pc.len; j++) {
             const cz_scalar *s = cz__msm_cursor_next(&pc.it);
             if (x->split && cz__msm_class(s) != 2) continue;
-            int32_t d = cz__msm_digit(s->l, win, c);
+            int32_t d = cz__msm_booth(s->l, pc.pos, pc.len);
             if (d == 0) continue;
             const AFF *p = &pc.b[j - pc.off];
             if (S(is_inf)(p)) continue;
@@ -533,7 +578,6 @@ static void S(split_worker)(void *arg, size_t slot_i)
 static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigned part, XYZZ *out,
                            unsigned kb)
 {
-    const unsigned c = x->pl.c;
     const size_t k = (size_t)1 << (kb - 1);
     const unsigned cap = cz__msm_batch_size(kb);
     S(abatch) st;
@@ -551,17 +595,40 @@ static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigne
     unsigned sg = S(seg_of)(x, lo);
     S(piece) pc;
     S(piece_at)(x, sg, lo, hi, x->part_pos[part], &pc);
+    S(piece_window)(x, sg, win, &pc);
     for (size_t j = lo;; j++) {
-        while (j == pc.e && j < hi) S(piece_at)(x, ++sg, j, hi, 0, &pc);
+        /* next piece at a segment's end; a piece without a digit field in
+         * this window (a table past its last window) is skipped whole */
+        while (j < hi && (j == pc.e || !pc.len)) {
+            if (j < pc.e) j = pc.e;
+            if (j < hi) {
+                S(piece_at)(x, ++sg, j, hi, 0, &pc);
+                S(piece_window)(x, sg, win, &pc);
+            }
+        }
         bool more = j < hi;
         if (more) {
             const cz_scalar *s = cz__msm_cursor_next(&pc.it);
             if (x->split && cz__msm_class(s) != 2) continue;
-            int32_t d = cz__msm_digit(s->l, win, c);
+            int32_t d = cz__msm_booth(s->l, pc.pos, pc.len);
             if (d == 0) continue;
             const AFF *p = &pc.b[j - pc.off];
-            __builtin_prefetch(&st.bk[d > 0 ? d - 1 : -d - 1]);
-            __builtin_prefetch(p);
+            /* every cache line of the bucket and of the point: a 96-byte
+             * G1 point straddles two lines half the time (a 192-byte G2
+             * point three or four), and once the buckets outgrow L2, or the
+             * points stream from DRAM (a table MSM reads each table point
+             * once), the line not prefetched was a miss per addition
+             * (scalar path, 2^18 points, c = 16 forced, CPU ms of
+             * interleaved A/B runs on a loaded machine: plain 1,080-1,149
+             * -> 1,022-1,028, 16 tables of 16 bits 937-1,097 -> 909-923;
+             * at the planner's own c = 13 / 15 no change beyond 2 %) */
+            const char *bq = (const char *)&st.bk[d > 0 ? d - 1 : -d - 1];
+            for (size_t o = 0; o < sizeof(AFF); o += 64) {
+                __builtin_prefetch(bq + o);
+                __builtin_prefetch((const char *)p + o);
+            }
+            __builtin_prefetch(bq + sizeof(AFF) - 1);
+            __builtin_prefetch((const char *)p + sizeof(AFF) - 1);
             if (fill < PF) {
                 rd[(head + fill) % PF] = d;
                 rp[(head + fill) % PF] = p;
@@ -625,7 +692,7 @@ static void S(worker)(void *arg, size_t slot_i)
          * sized for all of them would be mostly conflicts (a handful of
          * buckets, one inversion per few points): size the buckets and the
          * batch by the digits that can occur, and use XYZZ when few. */
-        unsigned kb = cz__msm_window_bits(x->maxbits, x->pl.c, win);
+        unsigned kb = x->kbw[win];
         if (x->pl.affine && (kb >= AFFINE_MIN || x->affine_forced))
             S(task_affine)(x, slot, win, part, out, kb);
         else
@@ -703,11 +770,96 @@ size_t MSM_PUB(_scratch_resident)(size_t n, const cz_pool *pool, const cz_msm_op
     return all - (size_t)th * (S(slot_bytes_max)(pl.c, opts) - m);
 }
 
-/* nseg segments (bases[k], scalars[k], ns[k] points), or with a density
- * bitmap bm one segment of ns[0] bases and nscalars scalars. */
+/* The largest c the table planner picks for n points, all scalars general
+ * and full width (254 to 256 bits, as S(bound_plan)), over a table set of
+ * t tables of `bits` bits; 0 where the tables cannot serve such scalars. */
+static unsigned S(tables_bound_c)(size_t n, unsigned t, unsigned bits, unsigned threads,
+                                  const cz_msm_opts *opts)
+{
+    bool x8 = S(use_x8)(opts);
+    unsigned best = 0;
+    for (unsigned mb = 254; mb <= 256 && mb + 1 <= t * bits; mb++) {
+        cz_msm_vseg v[CZ_MSM_MAX_TABLES];
+        unsigned nv = 0;
+        for (unsigned j = 0; j < t && j * bits <= mb; j++) {
+            v[nv].bit = j * bits;
+            v[nv].width = bits;
+            v[nv].m = (double)n;
+            nv++;
+        }
+        cz_msm_plan pl;
+        cz__msm_plan_vsegs(&pl, v, nv, mb, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8, L2_KB);
+        if (pl.c > best) best = pl.c;
+    }
+    return best;
+}
+
+size_t MSM_PUB(_tables_scratch_size)(size_t n, unsigned t, unsigned bits, const cz_pool *pool,
+                                     const cz_msm_opts *opts)
+{
+    unsigned th = cz__msm_threads(pool);
+    cz_msm_plan pl;
+    S(bound_plan)(&pl, n, th, opts);
+    unsigned tc = S(tables_bound_c)(n, t, bits, th, opts);
+    if (tc > pl.c) pl.c = tc;
+    return S(scratch_bytes)(&pl, cz__msm_nchunks(n, th), opts);
+}
+
+bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *opts, size_t max_bytes,
+                           unsigned *t, unsigned *bits)
+{
+    unsigned th = cz__msm_threads(pool);
+    bool x8 = S(use_x8)(opts);
+    cz_msm_vseg v[CZ_MSM_MAX_TABLES];
+    cz_msm_plan pl;
+    /* the plain MSM priced by the same model (one plain segment) */
+    v[0].bit = 0;
+    v[0].width = CZ_MSM_PLAIN_WIDTH;
+    v[0].m = (double)m;
+    cz__msm_plan_vsegs(&pl, v, 1, 255, th, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8, L2_KB);
+    double plain = pl.cost, cost[33], lo = INFINITY;
+    *t = 1;
+    *bits = 256;
+    /* B from 8 (32 tables) to 32 (8 tables): narrower fields need more
+     * tables than CZ_MSM_MAX_TABLES, wider ones than CZ_MSM_MAX_WINDOW
+     * split into several windows again */
+    for (unsigned b = 8; b <= 32; b++) {
+        unsigned tt = (256 + b - 1) / b, nv = 0;
+        cost[b] = INFINITY;
+        if (MSM_PUB(_tables_bytes)(m, tt) > max_bytes) continue;
+        for (unsigned j = 0; j < tt && j * b <= 255; j++) {
+            v[nv].bit = j * b;
+            v[nv].width = b;
+            v[nv].m = (double)m;
+            nv++;
+        }
+        /* windows up to 17 bits: the range the model's constants were
+         * fitted on (c = 12..17); past it, wider buckets (c = 20: 48 MB
+         * of G1 buckets per thread) are priced by an extrapolation */
+        cz__msm_plan_vsegs(&pl, v, nv, 255, th, opts, 17, AFFINE_MIN, x8, L2_KB);
+        cost[b] = pl.cost;
+        if (cost[b] < lo) lo = cost[b];
+    }
+    /* worth its memory only if the model sees a gain beyond its own error
+     * (2.6 % RMS on the fit); among shapes within 2 % of the cheapest, the
+     * one with the fewest tables */
+    if (!(lo < plain * 0.97)) return false;
+    for (unsigned b = 32; b >= 8; b--)
+        if (cost[b] <= lo * 1.02) {
+            *t = (256 + b - 1) / b;
+            *bits = b;
+            return true;
+        }
+    return false;
+}
+
+/* nseg segments (bases[k], scalars[k], ns[k] points, table set tabs[k] or
+ * none; tabs may be NULL), or with a density bitmap bm one segment of
+ * ns[0] bases and nscalars scalars. */
 static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *const *scalars,
-                        const size_t *ns, unsigned nseg, size_t nscalars, const uint64_t *bm,
-                        cz_pool *pool, const cz_msm_opts *opts)
+                        const size_t *ns, const TAB_T *const *tabs, unsigned nseg,
+                        size_t nscalars, const uint64_t *bm, cz_pool *pool,
+                        const cz_msm_opts *opts)
 {
     if (opts && opts->window > CZ_MSM_MAX_WINDOW) return CZ_ERR_INVALID_ARG;
     if (opts && (unsigned)opts->buckets > CZ_MSM_BUCKETS_AFFINE) return CZ_ERR_INVALID_ARG;
@@ -722,20 +874,28 @@ static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *cons
     S(ctx) *x = calloc(1, sizeof *x);
     if (!x) return CZ_ERR_NOMEM;
     x->n = n;
-    x->nseg = nseg;
+    x->nseg = x->norig = nseg;
     for (unsigned k = 0; k < nseg; k++) {
         x->sb[k] = bases[k];
         x->ss[k] = scalars[k];
         x->soff[k + 1] = x->soff[k] + ns[k];
+        x->sbit[k] = 0;
+        x->swidth[k] = CZ_MSM_PLAIN_WIDTH;
     }
     x->nscalars = nscalars;
     x->bm = bm;
     x->split = !(opts && opts->no_split);
     x->x8 = S(use_x8)(opts);
 
-    /* scratch: the bound for n (independent of the scalar values) */
+    /* scratch: the bound for n (independent of the scalar values); a
+     * table set may raise its c (S(tables_bound_c)) */
     cz_msm_plan bound;
     S(bound_plan)(&bound, n, th, opts);
+    for (unsigned k = 0; tabs && k < nseg; k++) {
+        if (!tabs[k]) continue;
+        unsigned tc = S(tables_bound_c)(n, tabs[k]->t, tabs[k]->bits, th, opts);
+        if (tc > bound.c) bound.c = tc;
+    }
     x->nchunks = cz__msm_nchunks(n, th);
     size_t need = S(scratch_bytes)(&bound, x->nchunks, opts);
     unsigned char *mem, *own = NULL;
@@ -761,7 +921,7 @@ static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *cons
     x->slot_bytes = S(slot_bytes_max)(bound.c, opts);
     q += (size_t)th * x->slot_bytes;
 
-    /* 1. split pass */
+    /* 1. split pass (over the call's segments only: table 0) */
     for (size_t i = 0; i <= x->nchunks; i++) x->chunk_lo[i] = n * i / x->nchunks;
     cz__msm_starts(x->chunk_pos, x->chunk_lo, x->nchunks + 1, bm, nscalars);
     atomic_store(&x->next, 0);
@@ -779,14 +939,69 @@ static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *cons
 
     /* 2. Pippenger over the general scalars */
     unsigned maxbits = S(bitlen)(orb);
+    unsigned ntab = 0;
     if (cnt[2]) {
-        cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c, AFFINE_MIN, x->x8);
         x->maxbits = maxbits;
+        /* the tables: table j >= 1 of segment k as one more segment, j
+         * outer, for the tables that hold digits of these scalars (j·B <=
+         * maxbits); a set whose t·B bits cannot hold the recoding of
+         * maxbits-bit scalars is not used (its segment stays plain) */
+        for (unsigned k = 0; tabs && k < nseg; k++) {
+            const TAB_T *tb = tabs[k];
+            if (!tb || maxbits + 1 > tb->t * tb->bits) continue;
+            x->swidth[k] = tb->bits;
+            unsigned te = 1;
+            while (te < tb->t && te * tb->bits <= maxbits) te++;
+            if (te > ntab) ntab = te;
+        }
+        for (unsigned j = 1; j < ntab; j++)
+            for (unsigned k = 0; k < nseg; k++) {
+                const TAB_T *tb = tabs[k];
+                if (x->swidth[k] == CZ_MSM_PLAIN_WIDTH || j >= tb->t || j * tb->bits > maxbits) continue;
+                unsigned v = x->nseg++;
+                x->sb[v] = tb->mem + (size_t)(j - 1) * tb->n;
+                x->ss[v] = x->ss[k];
+                x->soff[v + 1] = x->soff[v] + ns[k];
+                x->sbit[v] = j * tb->bits;
+                x->swidth[v] = tb->bits;
+            }
+        size_t nv_pts = x->soff[x->nseg];
+        if (ntab) {
+            /* expected general scalars per segment: the call's count
+             * spread over its segments by size */
+            cz_msm_vseg vs[CZ__MSM_MAX_VSEGS];
+            for (unsigned v = 0; v < x->nseg; v++) {
+                vs[v].bit = x->sbit[v];
+                vs[v].width = x->swidth[v];
+                vs[v].m = (double)cnt[2] * (double)(x->soff[v + 1] - x->soff[v]) / (double)n;
+            }
+            cz__msm_plan_vsegs(&x->pl, vs, x->nseg, maxbits, th, opts, bound.c, AFFINE_MIN, x->x8, L2_KB);
+        } else {
+            cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c, AFFINE_MIN, x->x8);
+        }
+        for (unsigned w = 0; w < x->pl.nwin; w++) {
+            unsigned kb = 0;
+            for (unsigned v = 0; v < x->nseg; v++) {
+                unsigned b = cz__msm_seg_window_bits(x->sbit[v], x->swidth[v], maxbits, x->pl.c, w);
+                if (b > kb) kb = b;
+            }
+            x->kbw[w] = kb ? kb : 1;
+        }
         x->affine_forced = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
-        if (x->pl.nparts > n) x->pl.nparts = (unsigned)n;
+        if (x->pl.nparts > nv_pts) x->pl.nparts = (unsigned)nv_pts;
         x->res = (XYZZ *)q;
-        for (unsigned i = 0; i <= x->pl.nparts; i++) x->part_lo[i] = n * i / x->pl.nparts;
-        cz__msm_starts(x->part_pos, x->part_lo, x->pl.nparts + 1, bm, nscalars);
+        for (unsigned i = 0; i <= x->pl.nparts; i++) x->part_lo[i] = nv_pts * i / x->pl.nparts;
+        if (x->nseg == x->norig) {
+            cz__msm_starts(x->part_pos, x->part_lo, x->pl.nparts + 1, bm, nscalars);
+        } else {
+            /* a range starts inside some table: its scalar position is
+             * that of its index within that table */
+            size_t local[CZ_MSM_MAX_PARTS + 1];
+            for (unsigned i = 0; i <= x->pl.nparts; i++)
+                local[i] = x->part_lo[i] - x->soff[S(seg_of)(x, x->part_lo[i])];
+            if (bm) cz__msm_starts_any(x->part_pos, local, x->pl.nparts + 1, bm, nscalars);
+            else memcpy(x->part_pos, local, (x->pl.nparts + 1) * sizeof local[0]);
+        }
         x->ntasks = (size_t)x->pl.nwin * x->pl.nparts;
         atomic_store(&x->next, 0);
         size_t nworkers = th < x->ntasks ? th : x->ntasks;
@@ -817,6 +1032,7 @@ static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *cons
         info->n_one = cnt[1];
         info->n_general = cnt[2];
         info->scratch_bytes = need;
+        info->tables = ntab;
     }
     free(own);
     free(x);
@@ -827,19 +1043,23 @@ cz_status MSM_PUB()(JAC *out, const AFF *bases, const cz_scalar *scalars, size_t
                     cz_pool *pool, const cz_msm_opts *opts)
 {
     if (!out || (n && (!bases || !scalars))) return CZ_ERR_INVALID_ARG;
-    return S(run)(out, &bases, &scalars, &n, 1, n, NULL, pool, opts);
+    return S(run)(out, &bases, &scalars, &n, NULL, 1, n, NULL, pool, opts);
 }
 
-cz_status MSM_PUB(_concat)(JAC *out, const SEG_T *segs, size_t nsegs, cz_pool *pool,
-                           const cz_msm_opts *opts)
+/* The checks and the run of _concat and _tables_concat. */
+static cz_status S(concat)(JAC *out, const SEG_T *segs, const TAB_T *const *tabs, size_t nsegs,
+                           cz_pool *pool, const cz_msm_opts *opts)
 {
     if (!out || (nsegs && !segs) || nsegs > CZ_MSM_MAX_SEGS) return CZ_ERR_INVALID_ARG;
     const AFF *b[CZ_MSM_MAX_SEGS];
     const cz_scalar *sc[CZ_MSM_MAX_SEGS];
     size_t ns[CZ_MSM_MAX_SEGS];
     for (size_t k = 0; k < nsegs; k++) {
-        if (segs[k].n && (!segs[k].bases || !segs[k].scalars)) return CZ_ERR_INVALID_ARG;
-        b[k] = segs[k].bases;
+        const TAB_T *tb = tabs ? tabs[k] : NULL;
+        if (tb && (segs[k].n != tb->n || (segs[k].bases && segs[k].bases != tb->bases)))
+            return CZ_ERR_MISMATCH;
+        b[k] = tb ? tb->bases : segs[k].bases;
+        if (segs[k].n && (!b[k] || !segs[k].scalars)) return CZ_ERR_INVALID_ARG;
         sc[k] = segs[k].scalars;
         ns[k] = segs[k].n;
     }
@@ -848,8 +1068,15 @@ cz_status MSM_PUB(_concat)(JAC *out, const SEG_T *segs, size_t nsegs, cz_pool *p
         b[0] = NULL;
         sc[0] = NULL;
         ns[0] = 0;
+        tabs = NULL;
     }
-    return S(run)(out, b, sc, ns, nsegs ? (unsigned)nsegs : 1, 0, NULL, pool, opts);
+    return S(run)(out, b, sc, ns, tabs, nsegs ? (unsigned)nsegs : 1, 0, NULL, pool, opts);
+}
+
+cz_status MSM_PUB(_concat)(JAC *out, const SEG_T *segs, size_t nsegs, cz_pool *pool,
+                           const cz_msm_opts *opts)
+{
+    return S(concat)(out, segs, NULL, nsegs, pool, opts);
 }
 
 cz_status MSM_PUB(_density)(JAC *out, const AFF *bases, size_t nbases, const cz_scalar *scalars,
@@ -865,5 +1092,137 @@ cz_status MSM_PUB(_density)(JAC *out, const AFF *bases, size_t nbases, const cz_
         return CZ_OK;
     }
     if (cz__msm_popcount(density, nscalars) != nbases) return CZ_ERR_MISMATCH;
-    return S(run)(out, &bases, &scalars, &nbases, 1, nscalars, density, pool, opts);
+    return S(run)(out, &bases, &scalars, &nbases, NULL, 1, nscalars, density, pool, opts);
+}
+
+/* ---- table sets ----------------------------------------------------------- */
+
+size_t MSM_PUB(_tables_bytes)(size_t n, unsigned t)
+{
+    size_t extra = t > 1 ? (size_t)(t - 1) : 0;
+    if (extra && n > (SIZE_MAX - sizeof(TAB_T)) / extra / sizeof(AFF)) return SIZE_MAX;
+    return sizeof(TAB_T) + extra * n * sizeof(AFF);
+}
+
+typedef struct {
+    TAB_T *tb;
+    size_t nchunks;
+    atomic_int nomem;
+} S(tab_build);
+
+/* Tables 1..t-1 of points [i·CHUNK, ...): table j from table j-1 by
+ * `bits` doublings (Jacobian, from the normalised affine point), then one
+ * batch normalisation; each table is the input of the next, so the work
+ * per point is (t-1)·bits doublings whatever the chunking. */
+static void S(tab_build_range)(void *arg, size_t lo, size_t hi)
+{
+    S(tab_build) *a = arg;
+    TAB_T *tb = a->tb;
+    JAC *tmp = malloc(CZ__MSM_TAB_CHUNK * sizeof *tmp);
+    if (!tmp) {
+        atomic_store(&a->nomem, 1);
+        return;
+    }
+    for (size_t ch = lo; ch < hi; ch++) {
+        size_t i0 = ch * CZ__MSM_TAB_CHUNK, m = tb->n - i0 < CZ__MSM_TAB_CHUNK ? tb->n - i0 : CZ__MSM_TAB_CHUNK;
+        const AFF *src = tb->bases + i0;
+        for (unsigned j = 1; j < tb->t; j++) {
+            AFF *dst = tb->mem + (size_t)(j - 1) * tb->n + i0;
+            for (size_t i = 0; i < m; i++) {
+                E(jac_from_affine)(&tmp[i], &src[i]);
+                for (unsigned d = 0; d < tb->bits; d++) E(jac_dbl)(&tmp[i], &tmp[i]);
+            }
+            E(batch_to_affine)(dst, tmp, m);
+            src = dst;
+        }
+    }
+    free(tmp);
+}
+
+cz_status MSM_PUB(_tables_build)(TAB_T **out, const AFF *bases, size_t n, unsigned t,
+                                 unsigned bits, cz_pool *pool, cz_errbuf *err)
+{
+    if (!out) return cz_err(err, CZ_ERR_INVALID_ARG, "msm tables: out is NULL");
+    *out = NULL;
+    if (n && !bases) return cz_err(err, CZ_ERR_INVALID_ARG, "msm tables: bases is NULL for n = %zu", n);
+    if (t < 1 || t > CZ_MSM_MAX_TABLES)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "msm tables: t = %u tables, expected 1..%u", t,
+                      (unsigned)CZ_MSM_MAX_TABLES);
+    if (bits < 1 || bits > 256)
+        return cz_err(err, CZ_ERR_INVALID_ARG, "msm tables: bits = %u per table, expected 1..256", bits);
+    if (t * bits < 256)
+        return cz_err(err, CZ_ERR_INVALID_ARG,
+                      "msm tables: t·bits = %u·%u = %u bits, below the 256 that the signed digits of "
+                      "a 255-bit scalar span",
+                      t, bits, t * bits);
+    size_t bytes = MSM_PUB(_tables_bytes)(n, t);
+    if (bytes == SIZE_MAX)
+        return cz_err(err, CZ_ERR_NOMEM, "msm tables: %u tables of %zu points overflow the address space", t, n);
+    TAB_T *tb = calloc(1, sizeof *tb);
+    if (!tb) return cz_err(err, CZ_ERR_NOMEM, "msm tables: out of memory");
+    tb->n = n;
+    tb->t = t;
+    tb->bits = bits;
+    tb->bases = bases;
+    if (t > 1 && n) {
+        tb->mem = malloc(bytes - sizeof(TAB_T));
+        if (!tb->mem) {
+            free(tb);
+            return cz_err(err, CZ_ERR_NOMEM, "msm tables: out of memory for %zu bytes (%u tables of %zu points)",
+                          bytes, t - 1, n);
+        }
+        S(tab_build) a;
+        a.tb = tb;
+        a.nchunks = (n + CZ__MSM_TAB_CHUNK - 1) / CZ__MSM_TAB_CHUNK;
+        atomic_init(&a.nomem, 0);
+        cz_pool_parallel_range(pool, 0, a.nchunks, 1, S(tab_build_range), &a);
+        if (atomic_load(&a.nomem)) {
+            free(tb->mem);
+            free(tb);
+            return cz_err(err, CZ_ERR_NOMEM, "msm tables: out of memory for a build buffer");
+        }
+    }
+    *out = tb;
+    return CZ_OK;
+}
+
+void MSM_PUB(_tables_free)(TAB_T *tab)
+{
+    if (!tab) return;
+    free(tab->mem);
+    free(tab);
+}
+
+size_t MSM_PUB(_tables_n)(const TAB_T *tab) { return tab ? tab->n : 0; }
+unsigned MSM_PUB(_tables_count)(const TAB_T *tab) { return tab ? tab->t : 0; }
+unsigned MSM_PUB(_tables_bits)(const TAB_T *tab) { return tab ? tab->bits : 0; }
+
+cz_status MSM_PUB(_tables_msm)(JAC *out, const TAB_T *tab, const cz_scalar *scalars, cz_pool *pool,
+                               const cz_msm_opts *opts)
+{
+    if (!out || !tab || (tab->n && !scalars)) return CZ_ERR_INVALID_ARG;
+    size_t n = tab->n;
+    return S(run)(out, &tab->bases, &scalars, &n, &tab, 1, n, NULL, pool, opts);
+}
+
+cz_status MSM_PUB(_tables_density)(JAC *out, const TAB_T *tab, const cz_scalar *scalars,
+                                   size_t nscalars, const uint64_t *density, cz_pool *pool,
+                                   const cz_msm_opts *opts)
+{
+    if (!out || !tab || (nscalars && (!scalars || !density))) return CZ_ERR_INVALID_ARG;
+    size_t n = tab->n;
+    if (nscalars == 0) {
+        if (n) return CZ_ERR_MISMATCH;
+        E(jac_set_infinity)(out);
+        if (opts && opts->info) memset(opts->info, 0, sizeof *opts->info);
+        return CZ_OK;
+    }
+    if (cz__msm_popcount(density, nscalars) != n) return CZ_ERR_MISMATCH;
+    return S(run)(out, &tab->bases, &scalars, &n, &tab, 1, nscalars, density, pool, opts);
+}
+
+cz_status MSM_PUB(_tables_concat)(JAC *out, const SEG_T *segs, const TAB_T *const *tabs, size_t nsegs,
+                                  cz_pool *pool, const cz_msm_opts *opts)
+{
+    return S(concat)(out, segs, tabs, nsegs, pool, opts);
 }

@@ -9,6 +9,13 @@
 #include "cuzk/msm.h"
 #include <string.h>
 
+/* The call's segments times the tables of each: the most segments of the
+ * point space of one MSM (msm_impl.h's context holds a few words each). */
+#define CZ__MSM_MAX_VSEGS (CZ_MSM_MAX_SEGS * CZ_MSM_MAX_TABLES)
+/* Points per table-build task: one batch inversion per chunk and table,
+ * and a Jacobian buffer of this many points (~74 KB G1, ~147 KB G2). */
+#define CZ__MSM_TAB_CHUNK 512u
+
 /* Batch-affine is used from this window up in AUTO mode: below it the
  * buckets are too few for batches big enough to amortise the inversion
  * (measured at 2^12 points: G1 gains from c = 8, G2, whose additions cost
@@ -69,6 +76,7 @@ typedef struct {
     unsigned c, nwin, nparts, batch, threads;
     unsigned affine_min; /* smallest effective window run with affine buckets */
     bool affine;
+    double cost;         /* the model's cost (cz__msm_plan_vsegs only), mixed additions */
 } cz_msm_plan;
 
 /* Threads that run a parallel call (workers + the caller): planning and
@@ -120,6 +128,57 @@ static inline int32_t cz__msm_digit(const uint64_t s[4], unsigned win, unsigned 
     return (int32_t)((w + 1) >> 1) - (int32_t)(top << c);
 }
 
+/* Signed Booth digit of the len-bit field at bit pos (len <= 21):
+ * v + b_{pos-1} - 2^len·b_{pos+len-1}, in [-2^(len-1), 2^(len-1)], v the
+ * field's value and b_{-1} = 0. Fields that tile a bit range contiguously
+ * telescope: their digits, weighted 2^pos, sum to the range's value plus
+ * b_{first-1} minus 2^end·b_{end-1}. cz__msm_digit(s, win, c) is
+ * cz__msm_booth(s, win·c, c); a table segment (see msm_impl.h) reads its
+ * windows at pos = j·B + win·c, the digits of the same recoding. */
+static inline int32_t cz__msm_booth(const uint64_t s[4], unsigned pos, unsigned len)
+{
+    uint64_t w = pos == 0 ? cz__msm_bits(s, 0, len) << 1 : cz__msm_bits(s, pos - 1, len + 1);
+    uint64_t top = w >> len;
+    return (int32_t)((w + 1) >> 1) - (int32_t)(top << len);
+}
+
+/* Width of a plain (table-less) segment: wider than any scalar, so its
+ * windows are all c bits wide and it has ceil((maxbits + 1)/c) of them. */
+#define CZ_MSM_PLAIN_WIDTH 1024u
+
+/* Effective width of window win of a segment whose digits start at bit
+ * `bit` and span `width` bits (windows of c bits, the last one narrower),
+ * for scalars of at most maxbits bits; 0 when the window has no nonzero
+ * digit (past the segment, or above maxbits). A plain segment (bit 0,
+ * CZ_MSM_PLAIN_WIDTH) gives cz__msm_window_bits for every window it has. */
+static inline unsigned cz__msm_seg_window_bits(unsigned bit, unsigned width, unsigned maxbits,
+                                               unsigned c, unsigned win)
+{
+    unsigned wc = win * c;
+    if (wc >= width || bit + wc > maxbits) return 0;
+    unsigned pos = bit + wc, len = width - wc < c ? width - wc : c;
+    if (maxbits >= pos + len) return len;
+    return maxbits > pos ? maxbits - pos + 1 : 1;
+}
+
+/* A segment as the planner of a table MSM sees it: digits from bit `bit`
+ * over `width` bits, m general scalars (expected). */
+typedef struct {
+    unsigned bit, width;
+    double m;
+} cz_msm_vseg;
+
+/* cz__msm_plan for an MSM over segments that read different bit ranges of
+ * their scalars (table segments, plain segments mixed in): windows are
+ * counted per segment, window w holds the points of every segment it
+ * reaches, and its buckets are sized by the widest digit there. l2kb: the
+ * widest window whose buckets stay in L2 (the model's 5 %-per-bit term
+ * starts above it): 14 for G1 as in cz__msm_plan, 13 for G2, whose
+ * affine points are twice as large. Sets pl->cost. */
+void cz__msm_plan_vsegs(cz_msm_plan *pl, const cz_msm_vseg *v, unsigned nv, unsigned maxbits,
+                        unsigned threads, const cz_msm_opts *opts, unsigned cap_c,
+                        unsigned affine_min, bool x8, unsigned l2kb);
+
 /* 0: zero, 1: one, 2: anything else. */
 static inline int cz__msm_class(const cz_scalar *s)
 {
@@ -151,6 +210,10 @@ static inline const cz_scalar *cz__msm_cursor_next(cz_msm_cursor *it)
     if (it->bm) it->pos = cz__msm_next_set(it->bm, it->pos);
     return &it->sc[it->pos++];
 }
+
+/* cz__msm_starts for bounds in any order (nb <= CZ_MSM_MAX_PARTS + 1). */
+void cz__msm_starts_any(size_t *pos, const size_t *bounds, size_t nb, const uint64_t *bm,
+                        size_t nscalars);
 
 /* Popcount of the first nbits bits of bm. */
 size_t cz__msm_popcount(const uint64_t *bm, size_t nbits);
