@@ -78,6 +78,7 @@ typedef struct {
     unsigned threads;                    /* prover compute threads (0 = online CPUs) */
     bool auto_setup;                     /* create missing parameters by a local setup */
     bool params_validate_full;           /* params_validate = full (default trusted) */
+    uint64_t msm_tables_bytes;           /* backend.msm_tables: MSM tables per parameter set (0 = none) */
     /* what a request can make the back-end build (cz_prover_config):
      * comma-separated ids or "prefix*" patterns ("" = all it knows), and
      * the largest constraint count (default 2^27) */

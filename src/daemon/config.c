@@ -53,6 +53,7 @@ static const keydef keys[] = {
     {"backend", "params_validate", K_VALIDATE, OFF(params_validate_full), 0, 0, 0},
     STR("backend", "circuits", circuits),
     {"backend", "max_constraints", K_U64, OFF(max_constraints), 0, 1, 1ull << 32},
+    {"backend", "msm_tables", K_U64, OFF(msm_tables_bytes), 0, 0, 1ull << 50},
     {"backend", "gpus", K_GPUS, OFF(gpus), sizeof(((cz_daemon_config *)0)->gpus), 0, 0},
     {"engine", "partition_workers", K_U32, OFF(engine.partition_workers), 0, 1, 4096},
     {"engine", "synthesis_lookahead", K_U32, OFF(engine.synthesis_lookahead), 0, 1, 4096},

@@ -16,6 +16,7 @@
  * and it is what every proof is checked against.
  */
 #include "cuzk/groth16.h"
+#include "groth16_internal.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -29,6 +30,7 @@
 void cz_groth16_params_free(cz_groth16_params *p)
 {
     if (!p) return;
+    cz__groth16_tables_free(p->tables);
     if (p->storage_kind == CZ_GROTH16_STORAGE_MAPPED) {
         /* every array points into one read-only mapping (params cache) */
         munmap(p->storage, p->storage_bytes);

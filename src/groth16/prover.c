@@ -68,6 +68,22 @@ static double now_ms(void)
  * pending proof and finish it with cz_groth16_prove_finish below. */
 
 
+/* The table set of query q when the parameters carry one built for this
+ * layout (off: where the query's aux part starts), else NULL (plain MSM). */
+static const cz_msm_g1_tables *table_g1(const cz_groth16_params *params, int q, size_t off)
+{
+    const cz_groth16_tables *t = params->tables;
+    if (!t || !t->g1[q]) return NULL;
+    if ((q == CZ_GROTH16_Q_A && off != t->a_off) || (q == CZ_GROTH16_Q_B_G1 && off != t->b_off)) return NULL;
+    return t->g1[q];
+}
+
+static const cz_msm_g2_tables *table_g2(const cz_groth16_params *params, size_t off)
+{
+    const cz_groth16_tables *t = params->tables;
+    return t && t->b_g2 && off == t->b_off ? t->b_g2 : NULL;
+}
+
 void cz__groth16_b2_job(void *arg)
 {
     cz_groth16_pending *p = arg;
@@ -80,7 +96,10 @@ void cz__groth16_b2_job(void *arg)
      * one proof alone gets every thread; a pipeline shares them. */
     cz_status st = cz_msm_g2_density(&x, p->params->b_g2, p->nb_inputs, p->z, pce->n_inputs, pce->dens_b_input,
                                      p->pool, NULL);
-    if (st == CZ_OK)
+    const cz_msm_g2_tables *tb = table_g2(p->params, p->nb_inputs);
+    if (st == CZ_OK && tb)
+        st = cz_msm_g2_tables_density(&y, tb, p->z + pce->n_inputs, pce->n_aux, pce->dens_b_aux, p->pool, NULL);
+    else if (st == CZ_OK)
         st = cz_msm_g2_density(&y, p->params->b_g2 + p->nb_inputs, p->params->n_b - p->nb_inputs,
                                p->z + pce->n_inputs, pce->n_aux, pce->dens_b_aux, p->pool, NULL);
     if (st == CZ_OK) cz_g2_jac_add(&p->b2, &x, &y);
@@ -208,7 +227,11 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
     cz_msm_scalars_from_fr(p->z + w->n_inputs, w->aux, w->n_aux, pool);
     const cz_scalar *zin = p->z, *zaux = p->z + w->n_inputs;
     const cz_msm_g1_seg hl[2] = {{params->h, hs, m - 1}, {params->l, zaux, w->n_aux}};
-    st = cz_msm_g1_concat(&p->h, hl, 2, pool, NULL);
+    const cz_msm_g1_tables *hl_tabs[2] = {table_g1(params, CZ_GROTH16_Q_H, 0), table_g1(params, CZ_GROTH16_Q_L, 0)};
+    if (hl_tabs[0] || hl_tabs[1])
+        st = cz_msm_g1_tables_concat(&p->h, hl, hl_tabs, 2, pool, NULL);
+    else
+        st = cz_msm_g1_concat(&p->h, hl, 2, pool, NULL);
     cz_g1_jac_set_infinity(&p->l);
     free(in->a);
     in->a = NULL;
@@ -219,7 +242,10 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
 
     cz_g1_jac x, y;
     st = cz_msm_g1(&x, params->a, zin, w->n_inputs, pool, NULL);
-    if (st == CZ_OK)
+    const cz_msm_g1_tables *ta = table_g1(params, CZ_GROTH16_Q_A, w->n_inputs);
+    if (st == CZ_OK && ta)
+        st = cz_msm_g1_tables_density(&y, ta, zaux, w->n_aux, pce->dens_a_aux, pool, NULL);
+    else if (st == CZ_OK)
         st = cz_msm_g1_density(&y, params->a + w->n_inputs, params->n_a - w->n_inputs, zaux, w->n_aux,
                                pce->dens_a_aux, pool, NULL);
     if (st != CZ_OK) goto fail;
@@ -228,7 +254,10 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
     p->t.msm_a_ms = t4 - t3;
 
     st = cz_msm_g1_density(&x, params->b_g1, p->nb_inputs, zin, w->n_inputs, pce->dens_b_input, pool, NULL);
-    if (st == CZ_OK)
+    const cz_msm_g1_tables *tb1 = table_g1(params, CZ_GROTH16_Q_B_G1, p->nb_inputs);
+    if (st == CZ_OK && tb1)
+        st = cz_msm_g1_tables_density(&y, tb1, zaux, w->n_aux, pce->dens_b_aux, pool, NULL);
+    else if (st == CZ_OK)
         st = cz_msm_g1_density(&y, params->b_g1 + p->nb_inputs, params->n_b - p->nb_inputs, zaux, w->n_aux,
                                pce->dens_b_aux, pool, NULL);
     if (st != CZ_OK) goto fail;

@@ -16,6 +16,7 @@
  * partition.
  */
 #include "prover_internal.h"
+#include "groth16/groth16_internal.h"
 #include "cuzk/ntt.h"
 #include "cuzk/snarkjs.h"
 #include "cuzk/fil_params.h"
@@ -62,6 +63,8 @@ typedef struct {
     cz_pool *pool, *bg;
     bool auto_setup;
     bool params_validate_full; /* ceremony files read fully */
+    uint64_t msm_tables_bytes;  /* cz_prover_config.msm_tables_bytes */
+    pthread_mutex_t tables_mu;  /* the lazy table builds of offline copies */
     FILE *log;
     pthread_mutex_t mu;
     circuit_entry *circuits; /* guarded by mu */
@@ -87,6 +90,7 @@ typedef struct loaded_t {
     cz_groth16_params *params;
     cz_groth16_pvk *pvk;
     size_t m;
+    bool tables_done;  /* offline copies: tables built (or none planned); under tables_mu */
     /* identity of this set on the GPUs (cz_cuda_params_generation): a
      * new load at the address of a freed set never reuses its SRS */
     uint64_t gen;
@@ -336,7 +340,9 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
      * (unless something else holds it) and unloading frees it. The NTT
      * domain is not: the prover keeps one per size for the life of the
      * process, so it is the shared part, charged once per size. */
-    out->params_bytes = cz__params_bytes_for(c->pce) + cz_pce_bytes(c->pce);
+    cz_groth16_tables_plan tp;
+    cz_groth16_tables_plan_for(&tp, c->pce, b->msm_tables_bytes, b->pool);
+    out->params_bytes = cz__params_bytes_for(c->pce) + cz_pce_bytes(c->pce) + tp.bytes;
     out->shared_bytes = cz_ntt_domain_memory(logm);
     out->shared_key = logm + 1;
     out->abc_bytes = 3 * 32 * m;
@@ -357,6 +363,18 @@ static cz_status be_estimate(void *ctx, const char *id, cz_engine_estimate *out,
      * the allocation bound). */
     uint64_t nb = c->pce->dens_b_input_count + c->pce->dens_b_aux_count;
     uint64_t s1 = cz_msm_g1_scratch_resident(m - 1 + c->pce->n_aux, b->pool, NULL), s2 = cz_msm_g2_scratch_resident(nb, b->pool, NULL);
+    /* a table MSM may plan a wider window: its allocation bound (not its
+     * resident part: no figure for that yet, so the estimate errs high) */
+    for (int q = CZ_GROTH16_Q_H; q <= CZ_GROTH16_Q_L; q++)
+        if (tp.t[q]) {
+            uint64_t tsz = cz_msm_g1_tables_scratch_size(m - 1 + c->pce->n_aux, tp.t[q], tp.bits[q], b->pool, NULL);
+            if (tsz > s1) s1 = tsz;
+        }
+    if (tp.t[CZ_GROTH16_Q_B_G2]) {
+        uint64_t tsz = cz_msm_g2_tables_scratch_size(c->pce->dens_b_aux_count, tp.t[CZ_GROTH16_Q_B_G2],
+                                                     tp.bits[CZ_GROTH16_Q_B_G2], b->pool, NULL);
+        if (tsz > s2) s2 = tsz;
+    }
     uint64_t in_start = 64 * nvars + (s1 > 64 * m ? s1 - 64 * m : 0), after = 32 * nvars + s2;
     out->rest_bytes = in_start > after ? in_start : after;
     out->proof_bytes = CZ_GROTH16_PROOF_BYTES;
@@ -424,18 +442,71 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
     return CZ_OK;
 }
 
+static void be_unload(void *ctx, const char *id, void *params);
+
+/* Builds L's MSM tables (b->msm_tables_bytes), with one log line saying
+ * what was built; *ms: the build time. */
+static cz_status build_tables(backend_ctx *b, const char *id, loaded_t *L, double *ms, cz_errbuf *e)
+{
+    double t0 = now_ms();
+    cz_status st = cz_groth16_params_build_tables(L->params, L->c->pce, b->msm_tables_bytes, b->pool, e);
+    double dt = now_ms() - t0;
+    if (ms) *ms = dt;
+    if (st != CZ_OK) return st;
+    const cz_groth16_tables *t = L->params->tables;
+    if (b->log) {
+        if (!t) {
+            fprintf(b->log, "cuzk: %s: no MSM tables pay within backend.msm_tables = %llu bytes\n", id,
+                    (unsigned long long)b->msm_tables_bytes);
+        } else {
+            static const char *const names[CZ_GROTH16_NQ] = {"H", "L", "A", "B_G1", "B_G2"};
+            char parts[256] = "";
+            size_t off = 0;
+            for (int q = 0; q < CZ_GROTH16_NQ; q++) {
+                unsigned tq = q == CZ_GROTH16_Q_B_G2 ? cz_msm_g2_tables_count(t->b_g2) : cz_msm_g1_tables_count(t->g1[q]);
+                unsigned bq = q == CZ_GROTH16_Q_B_G2 ? cz_msm_g2_tables_bits(t->b_g2) : cz_msm_g1_tables_bits(t->g1[q]);
+                if (tq && off < sizeof parts)
+                    off += (size_t)snprintf(parts + off, sizeof parts - off, "%s%s %ux%u", off ? ", " : "", names[q],
+                                            tq, bq);
+            }
+            fprintf(b->log, "cuzk: %s: MSM tables %s (%.1f MB) built in %.1f s\n", id, parts,
+                    (double)t->bytes / 1e6, dt / 1e3);
+        }
+        fflush(b->log);
+    }
+    return CZ_OK;
+}
+
 static cz_status be_load(void *ctx, const char *id, void **params, char *msg, size_t msglen)
 {
     backend_ctx *b = ctx;
     cz_errbuf e = {{0}};
     loaded_t *L;
     cz_status st = load_at(b, id, NULL, b->auto_setup, false, NULL, &L, &e);
+    if (st == CZ_OK && b->msm_tables_bytes && (st = build_tables(b, id, L, NULL, &e)) != CZ_OK)
+        be_unload(b, id, L);
     if (st != CZ_OK) {
         to_msg(msg, msglen, &e);
         return st;
     }
     *params = L;
     return CZ_OK;
+}
+
+/* The offline copy's tables, built once at its first proof. */
+static cz_status offline_tables(backend_ctx *b, const char *id, loaded_t *L, uint64_t *bytes, double *ms,
+                                cz_errbuf *e)
+{
+    cz_status st = CZ_OK;
+    if (ms) *ms = 0;
+    pthread_mutex_lock(&b->tables_mu);
+    if (!L->tables_done && b->msm_tables_bytes) {
+        st = build_tables(b, id, L, ms, e);
+        L->tables_done = st == CZ_OK;
+    }
+    pthread_mutex_unlock(&b->tables_mu);
+    if (bytes) *bytes = cz_groth16_params_tables_bytes(L->params);
+    return st;
 }
 
 static void be_unload(void *ctx, const char *id, void *params)
@@ -945,8 +1016,10 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
     b->param_dir = strdup(cfg->param_dir && *cfg->param_dir ? cfg->param_dir : ".");
     b->auto_setup = cfg->auto_setup;
     b->params_validate_full = cfg->params_validate_full;
+    b->msm_tables_bytes = cfg->msm_tables_bytes;
     b->log = cfg->log;
     pthread_mutex_init(&b->mu, NULL);
+    pthread_mutex_init(&b->tables_mu, NULL);
     cz_status st = CZ_OK;
     /* cfg->threads counts the calling thread, which takes part in every
      * parallel call (cz_pool): T threads = T - 1 workers. (A pool of T
@@ -966,6 +1039,7 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
         cz_pool_destroy(b->bg);
         cz_pool_destroy(b->pool);
         pthread_mutex_destroy(&b->mu);
+        pthread_mutex_destroy(&b->tables_mu);
         free(b->param_dir);
         free_allow(b);
         free(b);
@@ -1017,6 +1091,7 @@ void cz_prover_backend_destroy(cz_engine_backend *be)
         free_entry(c);
     }
     pthread_mutex_destroy(&b->mu);
+    pthread_mutex_destroy(&b->tables_mu);
     free(b->param_dir);
     free_allow(b);
     free(b);
@@ -1030,6 +1105,16 @@ cz_status cz_prover_ensure_params(const cz_engine_backend *be, const char *id, c
     cz_status st = load_at(b, id, base, b->auto_setup, false, NULL, &L, err);
     if (st == CZ_OK) be_unload(b, id, L);
     return st;
+}
+
+cz_status cz_prover_build_tables(const cz_engine_backend *be, const char *id, const char *base, uint64_t *bytes,
+                                 double *ms, cz_errbuf *err)
+{
+    backend_ctx *b = be->ctx;
+    loaded_t *L;
+    cz_status st = get_offline(b, id, base, &L, err);
+    if (st != CZ_OK) return st;
+    return offline_tables(b, id, L, bytes, ms, err);
 }
 
 cz_status cz_prover_sample_payload(const cz_engine_backend *be, const char *id, uint32_t parts, uint64_t seed,
@@ -1191,6 +1276,7 @@ cz_status cz_prover_prove(const cz_engine_backend *be, const char *id, const cha
     backend_ctx *b = be->ctx;
     loaded_t *L;
     cz_status st = get_offline(b, id, base, &L, err);
+    if (st == CZ_OK) st = offline_tables(b, id, L, NULL, NULL, err);
     if (st != CZ_OK) return st;
     void *job = NULL;
     if (timings) memset(timings, 0, sizeof *timings);

@@ -404,6 +404,15 @@ static void test_example_config(void **state)
     assert_non_null(strstr(log, "socket_mode = 0660\n"));
     free(log);
     dt_cleanup(&d);
+    /* the MSM tables' limit and the store's node retention */
+    const char *args4[] = {"--set", "backend.msm_tables=512M", "--set", "store.node_retention_ms=0", "--print-config",
+                           NULL};
+    assert_int_equal(dt_spawn(&d, NULL, args4), 0);
+    log = dt_read_file(d.log);
+    assert_non_null(strstr(log, "msm_tables = 536870912\n"));
+    assert_non_null(strstr(log, "node_retention_ms = 0\n"));
+    free(log);
+    dt_cleanup(&d);
     /* the configuration shipped with the systemd unit resolves */
     snprintf(ex, sizeof ex, "%s/contrib/systemd/cuzkd.ini", CUZK_SOURCE_DIR);
     const char *args3[] = {"--config", ex, "--print-config", NULL};

@@ -463,6 +463,140 @@ static void merged_hl_equals_separate_msms(void **state)
     }
 }
 
+/* ---- precomputed MSM tables (cz_groth16_params_build_tables) ---- */
+
+/* A chain large enough for every query to get tables (>= 4096 bases
+ * each): x_{k+1} = x_k · (2·x_k + u), u the public input; every x_k is in
+ * A and in B (with another coefficient, so that the A and B queries are
+ * different points and a table of one used for the other is caught), and
+ * L and H have 4,501 and 8,191 points. */
+#define CHAIN_STEPS 4500
+typedef struct {
+    cz_fr u, x0;
+} chain_ctx;
+
+static cz_status chain_circuit(cz_cs *cs, const void *vctx)
+{
+    const chain_ctx *c = vctx;
+    cz_var u, x;
+    cz_cs_alloc_input(cs, &u, &c->u);
+    cz_cs_alloc_aux(cs, &x, &c->x0);
+    cz_fr xv = c->x0;
+    for (unsigned k = 0; k < CHAIN_STEPS; k++) {
+        cz_fr sum, next;
+        cz_fr_dbl(&sum, &xv);
+        cz_fr_add(&sum, &sum, &c->u);
+        cz_fr_mul(&next, &xv, &sum);
+        cz_var y;
+        cz_cs_alloc_aux(cs, &y, &next);
+        cz_lc a, b, cc;
+        cz_lc_init(&a, cs);
+        cz_lc_init(&b, cs);
+        cz_lc_init(&cc, cs);
+        cz_lc_add_var(&a, x);
+        cz_fr two;
+        cz_fr_from_u64(&two, 2);
+        cz_lc_add(&b, x, &two);
+        cz_lc_add_var(&b, u);
+        cz_lc_add_var(&cc, y);
+        cz_cs_enforce(cs, &a, &b, &cc, "step");
+        cz_lc_free(&a);
+        cz_lc_free(&b);
+        cz_lc_free(&cc);
+        x = y;
+        xv = next;
+    }
+    return CZ_OK;
+}
+
+static void chain_prove(const cz_groth16_params *P, const cz_pce *pce, const chain_ctx *ctx, cz_pool *pool,
+                        const cz_fr *rs, uint8_t proof[192])
+{
+    size_t m = cz_groth16_params_domain(P);
+    cz_witness w;
+    cz_groth16_input in = {malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), m, &w};
+    assert_int_equal(cz_synthesize(pce, chain_circuit, ctx, pool, &w, in.a, in.b, in.c, m), CZ_OK);
+    cz_errbuf e = {{0}};
+    cz_status st = cz_groth16_prove(P, pce, &in, pool, rs, proof, NULL, &e);
+    if (st != CZ_OK) fail_msg("prove: %s", e.msg);
+    cz_witness_free(&w);
+}
+
+/* With tables the prover computes the same group elements: the proof
+ * for fixed r, s is byte-identical, with every query tabled, with H
+ * alone, and with none; a plan is what a build makes. */
+static void tables_give_the_same_proof(void **state)
+{
+    (void)state;
+    cz_pool *pool;
+    assert_int_equal(cz_pool_create(&pool, 2, "g16tab"), CZ_OK);
+    chain_ctx ctx;
+    cz_rng_fr(&ctx.u);
+    cz_fr_from_u64(&ctx.x0, 7);
+    cz_pce *pce;
+    assert_int_equal(cz_pce_record(&pce, chain_circuit, &ctx, NULL), CZ_OK);
+    cz_groth16_params *P;
+    cz_errbuf e = {{0}};
+    assert_int_equal(cz_groth16_setup(&P, pce, pool, NULL, &e), CZ_OK);
+    cz_groth16_pvk *pvk;
+    assert_int_equal(cz_groth16_pvk_create(&pvk, &P->vk), CZ_OK);
+    cz_fr rs[2];
+    cz_rng_fr(&rs[0]);
+    cz_rng_fr(&rs[1]);
+    uint8_t plain[192], tabled[192];
+    chain_prove(P, pce, &ctx, pool, rs, plain);
+
+    /* every query planned with room to spare */
+    cz_groth16_tables_plan plan;
+    cz_groth16_tables_plan_for(&plan, pce, 1ull << 32, pool);
+    assert_int_equal(plan.n[CZ_GROTH16_Q_H], 8191);
+    assert_int_equal(plan.n[CZ_GROTH16_Q_L], CHAIN_STEPS + 1);
+    for (int q = 0; q < CZ_GROTH16_NQ; q++) {
+        assert_true(plan.t[q] >= 2);
+        assert_true(plan.t[q] * plan.bits[q] >= 256);
+    }
+    assert_int_equal(cz_groth16_params_build_tables(P, pce, 1ull << 32, pool, &e), CZ_OK);
+    assert_int_equal(cz_groth16_params_tables_bytes(P), plan.bytes);
+    assert_non_null(P->tables->g1[CZ_GROTH16_Q_H]);
+    assert_non_null(P->tables->b_g2);
+    chain_prove(P, pce, &ctx, pool, rs, tabled);
+    assert_memory_equal(plain, tabled, 192);
+    cz_groth16_proof pr;
+    assert_int_equal(cz_groth16_proof_decode(&pr, tabled, &e), CZ_OK);
+    assert_int_equal(cz_groth16_verify(pvk, &pr, &ctx.u, 1, &e), CZ_OK);
+
+    /* a limit that H's tables fill: H only (the first in cost order) */
+    uint64_t h_bytes = cz_msm_g1_tables_bytes(plan.n[CZ_GROTH16_Q_H], plan.t[CZ_GROTH16_Q_H]);
+    cz_groth16_tables_plan_for(&plan, pce, h_bytes, pool);
+    assert_true(plan.t[CZ_GROTH16_Q_H] >= 2);
+    for (int q = CZ_GROTH16_Q_L; q < CZ_GROTH16_NQ; q++) assert_int_equal(plan.t[q], 0);
+    assert_true(plan.bytes <= h_bytes);
+    assert_int_equal(cz_groth16_params_build_tables(P, pce, h_bytes, pool, &e), CZ_OK);
+    assert_null(P->tables->g1[CZ_GROTH16_Q_A]);
+    assert_null(P->tables->b_g2);
+    chain_prove(P, pce, &ctx, pool, rs, tabled);
+    assert_memory_equal(plain, tabled, 192);
+
+    /* no room: no tables, the plain MSMs */
+    assert_int_equal(cz_groth16_params_build_tables(P, pce, 1000, pool, &e), CZ_OK);
+    assert_null(P->tables);
+    assert_int_equal(cz_groth16_params_tables_bytes(P), 0);
+    chain_prove(P, pce, &ctx, pool, rs, tabled);
+    assert_memory_equal(plain, tabled, 192);
+
+    /* parameters of another circuit are refused */
+    fixture f;
+    fixture_init(&f, 1, 10);
+    assert_int_equal(cz_groth16_params_build_tables(P, f.pce, 1ull << 32, pool, &e), CZ_ERR_MISMATCH);
+    fixture_free(&f);
+
+    assert_int_equal(cz_groth16_params_build_tables(P, pce, 1ull << 32, pool, &e), CZ_OK);
+    cz_groth16_pvk_free(pvk);
+    cz_groth16_params_free(P); /* frees the tables too (ASan: no leak) */
+    cz_pce_free(pce);
+    cz_pool_destroy(pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +609,7 @@ int main(void)
         cmocka_unit_test(batch_verify),
         cmocka_unit_test(params_file_roundtrip_and_refusals),
         cmocka_unit_test(merged_hl_equals_separate_msms),
+        cmocka_unit_test(tables_give_the_same_proof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

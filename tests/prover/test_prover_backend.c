@@ -188,12 +188,81 @@ static void porep_through_the_engine(void **state)
     cz_prover_backend_destroy(&be);
 }
 
+/* backend.msm_tables: the tables are charged to the parameters' estimate
+ * (exactly the plan the load builds), built at the engine's load and at
+ * the first offline proof, and the proofs still verify (the engine's own
+ * self-verification and an offline check). */
+static void tables_through_the_engine(void **state)
+{
+    (void)state;
+    const char *cid = "mulchain-5000"; /* 8,192 rows: every query has >= 4,096 bases */
+    char *logbuf = NULL;
+    size_t loglen = 0;
+    FILE *log = open_memstream(&logbuf, &loglen);
+    assert_non_null(log);
+    cz_prover_config plain = {.param_dir = dir, .threads = 2, .auto_setup = true};
+    cz_prover_config tabled = plain;
+    tabled.msm_tables_bytes = 1ull << 30;
+    tabled.log = log;
+    cz_engine_backend bp, bt;
+    cz_errbuf e = {{0}};
+    assert_int_equal(cz_prover_backend_create(&bp, &plain, &e), CZ_OK);
+    assert_int_equal(cz_prover_backend_create(&bt, &tabled, &e), CZ_OK);
+    cz_engine_estimate ep, et;
+    char msg[256];
+    assert_int_equal(bp.estimate(bp.ctx, cid, &ep, msg, sizeof msg), CZ_OK);
+    assert_int_equal(bt.estimate(bt.ctx, cid, &et, msg, sizeof msg), CZ_OK);
+    assert_true(et.params_bytes > ep.params_bytes + (8ull << 20)); /* five queries, 7 copies each */
+    assert_true(et.rest_bytes >= ep.rest_bytes);
+    cz_prover_backend_destroy(&bp);
+
+    cz_engine_config cfg;
+    cz_engine_config_default(&cfg);
+    cfg.memory_budget = 4ull << 30;
+    cfg.backend = bt;
+    cz_engine *eng;
+    assert_int_equal(cz_engine_create(&eng, &cfg, msg, sizeof msg), CZ_OK);
+    const char *payload = "{\"x0\": \"77\"}";
+    cz_job_request rq = {.circuit_id = cid, .payload = payload, .payload_len = strlen(payload), .num_partitions = 2,
+                         .priority = CZ_PRIO_NORMAL};
+    cz_job_id id;
+    assert_int_equal(cz_engine_submit(eng, &rq, &id, NULL, msg, sizeof msg), CZ_OK);
+    cz_job_result r;
+    assert_int_equal(cz_engine_await(eng, id, 600000, &r), CZ_OK);
+    if (r.state != CZ_JOB_DONE) fail_msg("job: %s", r.error);
+    fflush(log);
+    assert_non_null(strstr(logbuf, "mulchain-5000: MSM tables H "));
+    assert_non_null(strstr(logbuf, "B_G2 "));
+    assert_int_equal(cz_prover_verify(&bt, cid, NULL, (const uint8_t *)payload, strlen(payload), 2, r.proof,
+                                      r.proof_len, &e), CZ_OK);
+    cz_job_result_free(&r);
+    assert_int_equal(cz_engine_wait_idle(eng, 60000), CZ_OK);
+    cz_engine_destroy(eng);
+
+    /* the offline copy builds its own at the first proof, once */
+    uint64_t bytes = 0;
+    double ms = -1;
+    assert_int_equal(cz_prover_build_tables(&bt, cid, NULL, &bytes, &ms, &e), CZ_OK);
+    assert_true(bytes > (8ull << 20) && ms > 0);
+    assert_int_equal(cz_prover_build_tables(&bt, cid, NULL, &bytes, &ms, &e), CZ_OK);
+    assert_true(bytes > 0 && ms == 0); /* already built */
+    uint8_t proof[2 * CZ_GROTH16_PROOF_BYTES];
+    assert_int_equal(cz_prover_prove(&bt, cid, NULL, (const uint8_t *)payload, strlen(payload), 2, false, proof, NULL,
+                                     &e), CZ_OK);
+    assert_int_equal(cz_prover_verify(&bt, cid, NULL, (const uint8_t *)payload, strlen(payload), 2, proof,
+                                      sizeof proof, &e), CZ_OK);
+    cz_prover_backend_destroy(&bt);
+    fclose(log);
+    free(logbuf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(proofs_through_the_engine),
         cmocka_unit_test(store_refusals),
         cmocka_unit_test(porep_through_the_engine),
+        cmocka_unit_test(tables_through_the_engine),
     };
     return cmocka_run_group_tests(tests, setup_dir, rm_dir);
 }
