@@ -97,17 +97,41 @@ static double window_cost(double mp, unsigned kb, bool waff, double A, double I,
     return window_cost_l2(mp, kb, waff, A, I, RA, 14);
 }
 
+/* What both planners search and with which constants: the window range
+ * (a forced window is the whole range), the most point ranges per window,
+ * and the model's per-addition costs (in units of one XYZZ mixed addition:
+ * batch-affine accumulation A, the inversion per batch I, a reduction
+ * addition RA; fitted per path, BENCHMARKS.md "Planner"). */
+typedef struct {
+    unsigned cmin, cmax, maxparts;
+    bool forced_affine;
+    double A, I, RA;
+} plan_space;
+
+static plan_space plan_space_of(const cz_msm_opts *opts, unsigned cap_c, unsigned threads, bool x8)
+{
+    plan_space ps;
+    unsigned forced = opts ? opts->window : 0;
+    ps.forced_affine = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
+    ps.cmin = 1;
+    ps.cmax = cap_c < CZ_MSM_MAX_WINDOW ? cap_c : CZ_MSM_MAX_WINDOW;
+    if (ps.cmax < 1) ps.cmax = 1;
+    if (forced) ps.cmin = ps.cmax = forced;
+    ps.maxparts = threads == 1 ? 1 : threads * 4;
+    if (ps.maxparts > CZ_MSM_MAX_PARTS) ps.maxparts = CZ_MSM_MAX_PARTS;
+    ps.A = x8 ? 0.30 : 0.80;
+    ps.I = x8 ? 8.0 : 4.0;
+    ps.RA = x8 ? 0.7 : 1.5;
+    return ps;
+}
+
 void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
                   const cz_msm_opts *opts, unsigned cap_c, unsigned affine_min, bool x8)
 {
-    unsigned forced = opts ? opts->window : 0;
-    bool forced_affine = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
-    unsigned cmin = 1, cmax = cap_c < CZ_MSM_MAX_WINDOW ? cap_c : CZ_MSM_MAX_WINDOW;
-    if (cmax < 1) cmax = 1;
-    if (forced) cmin = cmax = forced;
-    unsigned maxparts = threads == 1 ? 1 : threads * 4;
-    if (maxparts > CZ_MSM_MAX_PARTS) maxparts = CZ_MSM_MAX_PARTS;
-    const double A = x8 ? 0.30 : 0.80, I = x8 ? 8.0 : 4.0, RA = x8 ? 0.7 : 1.5;
+    plan_space ps = plan_space_of(opts, cap_c, threads, x8);
+    const bool forced_affine = ps.forced_affine;
+    const unsigned cmin = ps.cmin, cmax = ps.cmax, maxparts = ps.maxparts;
+    const double A = ps.A, I = ps.I, RA = ps.RA;
 
     double best = INFINITY;
     pl->c = cmin;
@@ -171,14 +195,10 @@ void cz__msm_plan_vsegs(cz_msm_plan *pl, const cz_msm_vseg *v, unsigned nv, unsi
                         unsigned threads, const cz_msm_opts *opts, unsigned cap_c,
                         unsigned affine_min, bool x8, unsigned l2kb)
 {
-    unsigned forced = opts ? opts->window : 0;
-    bool forced_affine = opts && opts->buckets == CZ_MSM_BUCKETS_AFFINE;
-    unsigned cmin = 1, cmax = cap_c < CZ_MSM_MAX_WINDOW ? cap_c : CZ_MSM_MAX_WINDOW;
-    if (cmax < 1) cmax = 1;
-    if (forced) cmin = cmax = forced;
-    unsigned maxparts = threads == 1 ? 1 : threads * 4;
-    if (maxparts > CZ_MSM_MAX_PARTS) maxparts = CZ_MSM_MAX_PARTS;
-    const double A = x8 ? 0.30 : 0.80, I = x8 ? 8.0 : 4.0, RA = x8 ? 0.7 : 1.5;
+    plan_space ps = plan_space_of(opts, cap_c, threads, x8);
+    const bool forced_affine = ps.forced_affine;
+    const unsigned cmin = ps.cmin, cmax = ps.cmax, maxparts = ps.maxparts;
+    const double A = ps.A, I = ps.I, RA = ps.RA;
     /* windows of c = 1 over 257 bits: the most any plan has */
     enum { WMAX = 258 };
     double pw[WMAX];

@@ -13,6 +13,7 @@
 #include "cuzk/msm.h"
 #include <stdlib.h>
 #include <string.h>
+#include "msm_testutil.h"
 
 #ifdef CUZK_SANITIZED
 #define BIG_LOG 12
@@ -29,32 +30,9 @@
 #define g1_SIMD_PATHS 2
 #define g2_SIMD_PATHS 2
 
-/* pools[t]: t threads in all (t - 1 workers + the caller); 0 and 1: NULL */
-static cz_pool *pools[5];
-
-static int setup(void **state)
-{
-    (void)state;
-    cz_test_seed();
-    if (cz_pool_create(&pools[2], 1, "msm2") != CZ_OK) return -1;
-    if (cz_pool_create(&pools[4], 3, "msm4") != CZ_OK) return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cz_pool_destroy(pools[2]);
-    cz_pool_destroy(pools[4]);
-    return 0;
-}
 
 /* ---- scalars -------------------------------------------------------------- */
 
-static const uint64_t R_MINUS_1[4] = {0xffffffff00000000ULL, 0x53bda402fffe5bfeULL,
-                                      0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
-
-static void sc_u64(cz_scalar *s, uint64_t v) { memset(s, 0, sizeof *s); s->l[0] = v; }
 
 static void sc_fr(cz_scalar *s)
 {
@@ -90,23 +68,7 @@ static void sc_fill(cz_scalar *s, size_t n, int kind)
 /* ---- per-group helpers (one body for G1 and G2) ---------------------------- */
 
 #define DEFINE_HELPERS(G)                                                                     \
-/* bases k0·G, (k0+1)·G, ... sprinkled with infinity every `inf_every` (0: none) */            \
-static void G##_bases(cz_##G##_affine *b, size_t n, int inf_every)                             \
-{                                                                                              \
-    cz_##G##_jac g, p, *tmp = malloc((n ? n : 1) * sizeof *tmp);                               \
-    assert_non_null(tmp);                                                                      \
-    uint64_t k0 = cz_rng_u64();                                                                \
-    cz_##G##_generator_jac(&g);                                                                \
-    cz_##G##_jac_mul_var(&p, &g, &k0, 1);                                                      \
-    for (size_t i = 0; i < n; i++) {                                                           \
-        tmp[i] = p;                                                                            \
-        cz_##G##_jac_add(&p, &p, &g);                                                          \
-    }                                                                                          \
-    cz_##G##_batch_to_affine(b, tmp, n);                                                       \
-    if (inf_every)                                                                             \
-        for (size_t i = 0; i < n; i += (size_t)inf_every) cz_##G##_affine_set_infinity(&b[i]); \
-    free(tmp);                                                                                 \
-}                                                                                              \
+CZ_MSM_TEST_BASES(G)                                                                           \
 static void G##_naive(cz_##G##_jac *r, const cz_##G##_affine *b, const cz_scalar *s, size_t n) \
 {                                                                                              \
     cz_##G##_jac_set_infinity(r);                                                              \
@@ -720,5 +682,5 @@ int main(void)
         cmocka_unit_test(test_concat),
         cmocka_unit_test(test_large_g1),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, msm_test_setup, msm_test_teardown);
 }
