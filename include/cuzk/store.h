@@ -224,17 +224,6 @@ typedef struct {
  * NULL with *n = 0 on error. */
 CZ_WUR cz_status cz_store_list_nodes(cz_store *s, cz_store_node_info **nodes, size_t *n, cz_errbuf *err);
 
-/* Waits up to timeout_ms for a notification that partitions became
- * claimable anywhere in the store (a submission, a requeue): what a
- * claimer does between claims that found nothing. The first call on a
- * connection (and the first after a reconnect) starts listening and
- * returns at once with *notified = true, since work announced before then
- * was not heard. CZ_ERR_UNSUPPORTED: the server has no LISTEN (YugabyteDB):
- * poll instead. CZ_ERR_IO: the connection is down (the next claim
- * reconnects). Use the connection that claims: notifications are per
- * connection. */
-CZ_WUR cz_status cz_store_wait_work(cz_store *s, int64_t timeout_ms, bool *notified, cz_errbuf *err);
-
 /* ------------------------------------------------------------------------
  * Partitions: claim, lease, complete
  * ------------------------------------------------------------------------ */

@@ -335,29 +335,6 @@ static bool start_one(cz_store_node *n, const cz_store_claimed *c)
     return false;
 }
 
-/* With mu held and room to claim but nothing claimable: sleeps until the
- * store announces work (cz_store_wait_work on the claim connection, in
- * slices so that a stop is seen within 100 ms), for at most a second (a
- * missed announcement costs that much), or 50 ms polls where the database
- * has no LISTEN. */
-static void wait_for_work(cz_store_node *n)
-{
-    uint64_t end = mono_ns() + 1000000000ull;
-    while (!n->stop_claim && mono_ns() < end) {
-        pthread_mutex_unlock(&n->mu);
-        bool notified = false;
-        cz_errbuf err = {{0}};
-        cz_status st = cz_store_wait_work(n->claim_s, 100, &notified, &err);
-        pthread_mutex_lock(&n->mu);
-        if (notified)
-            return;
-        if (st != CZ_OK) {
-            timed_wait(&n->claim_cv, &n->mu, st == CZ_ERR_UNSUPPORTED ? 50 : 500);
-            return;
-        }
-    }
-}
-
 static void *claimer_main(void *arg)
 {
     cz_store_node *n = arg;
@@ -411,10 +388,7 @@ static void *claimer_main(void *arg)
             refused = false;
             timed_wait(&n->claim_cv, &n->mu, 500);
         } else if (got < room && !n->stop_claim) {
-            if (st == CZ_OK)
-                wait_for_work(n);
-            else
-                timed_wait(&n->claim_cv, &n->mu, 500);
+            timed_wait(&n->claim_cv, &n->mu, st == CZ_OK ? 50 : 500);
         }
     }
     pthread_mutex_unlock(&n->mu);

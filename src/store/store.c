@@ -70,7 +70,6 @@ struct cz_store {
     uint64_t node_retention_ms;
     bool observer;           /* an operator's connection: nothing registered */
     bool listening;          /* LISTEN cuzk_job_state done on this connection */
-    bool listening_work;     /* LISTEN cuzk_work done on this connection (cz_store_wait_work) */
     bool notify_unsupported; /* the server refused LISTEN: await polls */
     enum fail_kind fail;     /* how the last failed statement failed */
     bool commit_unknown;     /* the last run_tx lost its COMMIT's answer */
@@ -309,7 +308,7 @@ static cz_status notify_job(cz_store *s, cz_errbuf *err, cz_job_id id)
 static bool reconnect(cz_store *s, const char *what, cz_errbuf *err)
 {
     PQreset(s->conn);
-    s->listening = s->listening_work = false;
+    s->listening = false;
     if (PQstatus(s->conn) != CONNECTION_OK) {
         char db[300], line[200];
         describe_db(s, db, sizeof db);
@@ -823,24 +822,19 @@ cz_status cz_store_get_job_by_request(cz_store *s, const char *request_id, bool 
 
 /* LISTEN once per connection (a reconnect forgets it). A server without
  * LISTEN (feature_not_supported) leaves await to its polling. */
-static void listen_on(cz_store *s, const char *sql, bool *flag)
+static void ensure_listening(cz_store *s)
 {
-    if (*flag || s->notify_unsupported || PQstatus(s->conn) != CONNECTION_OK)
+    if (s->listening || s->notify_unsupported || PQstatus(s->conn) != CONNECTION_OK)
         return;
-    PGresult *r = PQexec(s->conn, sql);
+    PGresult *r = PQexec(s->conn, "LISTEN " NOTIFY_JOB);
     if (r && PQresultStatus(r) == PGRES_COMMAND_OK) {
-        *flag = true;
+        s->listening = true;
     } else if (r) {
         const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
         if (code && strcmp(code, "0A000") == 0)
             s->notify_unsupported = true;
     }
     PQclear(r);
-}
-
-static void ensure_listening(cz_store *s)
-{
-    listen_on(s, "LISTEN " NOTIFY_JOB, &s->listening);
 }
 
 /* Takes every queued notification; true if there was one. */
@@ -895,44 +889,6 @@ cz_status cz_store_await(cz_store *s, cz_job_id id, int64_t timeout_ms, cz_store
             sleep_ms(wait);
         }
     }
-}
-
-cz_status cz_store_wait_work(cz_store *s, int64_t timeout_ms, bool *notified, cz_errbuf *err)
-{
-    if (notified)
-        *notified = false;
-    if (!s || !notified)
-        return cz_err(err, CZ_ERR_INVALID_ARG, "no store or output");
-    if (PQstatus(s->conn) != CONNECTION_OK)
-        return cz_err(err, CZ_ERR_IO, "waiting for work: the connection is down (the next call reconnects)");
-    if (!s->listening_work) {
-        listen_on(s, "LISTEN " NOTIFY_WORK, &s->listening_work);
-        if (s->notify_unsupported)
-            return cz_err(err, CZ_ERR_UNSUPPORTED, "the database has no LISTEN: poll for work");
-        if (!s->listening_work)
-            return cz_err(err, CZ_ERR_IO, "waiting for work: LISTEN failed: %s", PQerrorMessage(s->conn));
-        /* work announced before the LISTEN was not heard: look now */
-        *notified = true;
-        return CZ_OK;
-    }
-    if (!PQconsumeInput(s->conn)) {
-        s->listening_work = false;
-        return cz_err(err, CZ_ERR_IO, "waiting for work: the connection broke (the next call reconnects)");
-    }
-    if (drain_notifies(s)) {
-        *notified = true;
-        return CZ_OK;
-    }
-    if (timeout_ms > 0 && PQsocket(s->conn) >= 0) {
-        struct pollfd pfd = {.fd = PQsocket(s->conn), .events = POLLIN};
-        int pr = poll(&pfd, 1, timeout_ms > INT32_MAX ? INT32_MAX : (int)timeout_ms);
-        if (pr > 0 && !PQconsumeInput(s->conn)) {
-            s->listening_work = false;
-            return cz_err(err, CZ_ERR_IO, "waiting for work: the connection broke (the next call reconnects)");
-        }
-        *notified = drain_notifies(s);
-    }
-    return CZ_OK;
 }
 
 /* ---- ending jobs ---- */

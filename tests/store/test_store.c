@@ -856,43 +856,6 @@ static void test_node_listing(void **state)
     cz_store_close(c);
 }
 
-/* cz_store_wait_work: a claimer's sleep ends when work is announced
- * (submission, give-back), not at the end of its timeout. */
-static void test_wait_work(void **state)
-{
-    (void)state;
-    char ci[512];
-    new_db(ci, sizeof ci);
-    cz_store *a = open_node(ci, "node-a", 60000, 3);
-    cz_store *b = open_node(ci, "node-b", 60000, 3);
-    cz_errbuf e = {{0}};
-    bool notified = false;
-    /* the first call starts listening and says "look now" */
-    assert_int_equal(cz_store_wait_work(a, 10000, &notified, &e), CZ_OK);
-    assert_true(notified);
-    assert_int_equal(cz_store_wait_work(a, 20, &notified, &e), CZ_OK);
-    assert_false(notified); /* nothing happened */
-    cz_job_id j = submit(b, "c1", 1, CZ_PRIO_NORMAL, "p", NULL, NULL);
-    /* a 60 s timeout: the test would hit its own TIMEOUT if the
-     * notification did not end the wait */
-    assert_int_equal(cz_store_wait_work(a, 60000, &notified, &e), CZ_OK);
-    assert_true(notified);
-    cz_store_claimed_set set = {0};
-    assert_int_equal(claim_n(a, 1, NULL, 0, &set), 1);
-    cz_store_claimed_set_free(&set);
-    /* claiming announces nothing; a give-back does */
-    assert_int_equal(cz_store_wait_work(a, 20, &notified, &e), CZ_OK);
-    assert_false(notified);
-    bool rel = false;
-    assert_int_equal(cz_store_release_partition(a, j, 0, &rel, &e), CZ_OK);
-    assert_true(rel);
-    assert_int_equal(cz_store_wait_work(a, 60000, &notified, &e), CZ_OK);
-    assert_true(notified);
-    assert_int_equal(cz_store_wait_work(NULL, 0, &notified, &e), CZ_ERR_INVALID_ARG);
-    cz_store_close(a);
-    cz_store_close(b);
-}
-
 /* ---- cancel ---- */
 
 static void test_cancel_heartbeat(void **state)
@@ -1224,7 +1187,6 @@ int main(void)
         cmocka_unit_test(test_assembly_takeover),
         cmocka_unit_test(test_node_calls),
         cmocka_unit_test(test_node_listing),
-        cmocka_unit_test(test_wait_work),
         cmocka_unit_test(test_cancel_heartbeat),
         cmocka_unit_test(test_await_notify),
         cmocka_unit_test(test_restart),
