@@ -166,6 +166,9 @@ void cz_fp2_conj(cz_fp2 *r, const cz_fp2 *a);
 /* r = a·(u+1), the Fp6 non-residue. */
 void cz_fp2_mul_by_nonresidue(cz_fp2 *r, const cz_fp2 *a);
 void cz_fp2_mul_fp(cz_fp2 *r, const cz_fp2 *a, const cz_fp *b);
+/* r = a0^2 + a1^2, the norm a·conj(a) (in Fp; nonzero for a != 0, since -1
+ * is not a square mod p). Constant time. */
+void cz_fp2_norm(cz_fp *r, const cz_fp2 *a);
 /* Inverse of 0 is 0. Constant time. */
 void cz_fp2_inv(cz_fp2 *r, const cz_fp2 *a);
 /* Variable time (through cz_fp_inv_var, ~7x faster); inverse of 0 is 0. */

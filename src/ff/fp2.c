@@ -1,29 +1,33 @@
 /* Fp2 = Fp[u]/(u^2 + 1). */
 #include "cuzk/field.h"
 #include "ff_internal.h"
+#include "mont.h"
 
+/* The linear operations expand the Fp kernels in place (one call per Fp2
+ * operation instead of two: the G2 MSM's flush makes seven of them per
+ * addition). Component-wise, so r may alias a or b. */
 void cz_fp2_add(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
 {
-    cz_fp_add(&r->c0, &a->c0, &b->c0);
-    cz_fp_add(&r->c1, &a->c1, &b->c1);
+    cz_mont_add(r->c0.l, a->c0.l, b->c0.l, CZ_FP_MODULUS, 6);
+    cz_mont_add(r->c1.l, a->c1.l, b->c1.l, CZ_FP_MODULUS, 6);
 }
 
 void cz_fp2_sub(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
 {
-    cz_fp_sub(&r->c0, &a->c0, &b->c0);
-    cz_fp_sub(&r->c1, &a->c1, &b->c1);
+    cz_mont_sub(r->c0.l, a->c0.l, b->c0.l, CZ_FP_MODULUS, 6);
+    cz_mont_sub(r->c1.l, a->c1.l, b->c1.l, CZ_FP_MODULUS, 6);
 }
 
 void cz_fp2_neg(cz_fp2 *r, const cz_fp2 *a)
 {
-    cz_fp_neg(&r->c0, &a->c0);
-    cz_fp_neg(&r->c1, &a->c1);
+    cz_mont_neg(r->c0.l, a->c0.l, CZ_FP_MODULUS, 6);
+    cz_mont_neg(r->c1.l, a->c1.l, CZ_FP_MODULUS, 6);
 }
 
 void cz_fp2_dbl(cz_fp2 *r, const cz_fp2 *a)
 {
-    cz_fp_dbl(&r->c0, &a->c0);
-    cz_fp_dbl(&r->c1, &a->c1);
+    cz_mont_add(r->c0.l, a->c0.l, a->c0.l, CZ_FP_MODULUS, 6);
+    cz_mont_add(r->c1.l, a->c1.l, a->c1.l, CZ_FP_MODULUS, 6);
 }
 
 void cz_fp2_mul(cz_fp2 *r, const cz_fp2 *a, const cz_fp2 *b)
@@ -93,13 +97,23 @@ void cz_fp2_mul_fp(cz_fp2 *r, const cz_fp2 *a, const cz_fp *b)
     cz_fp_mul(&r->c1, &a->c1, &t);
 }
 
+void cz_fp2_norm(cz_fp *r, const cz_fp2 *a)
+{
+    if (cz__ff_use_adx) {
+        cz__fp_mulsum(r, a, a); /* two products, one reduction */
+        return;
+    }
+    cz_fp t;
+    cz_fp_sqr(r == &a->c1 ? &t : r, &a->c0);
+    cz_fp_sqr(r == &a->c1 ? r : &t, &a->c1);
+    cz_fp_add(r, r, &t);
+}
+
 /* 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2), the Fp inversion given */
 static void fp2_inv_with(cz_fp2 *r, const cz_fp2 *a, void (*fp_inv)(cz_fp *, const cz_fp *))
 {
     cz_fp n, t;
-    cz_fp_sqr(&n, &a->c0);
-    cz_fp_sqr(&t, &a->c1);
-    cz_fp_add(&n, &n, &t);
+    cz_fp2_norm(&n, a);
     fp_inv(&n, &n);
     cz_fp_mul(&r->c0, &a->c0, &n);
     cz_fp_neg(&t, &a->c1);

@@ -52,6 +52,7 @@
 #define F(name) cz_fp2_##name
 #define F_INV cz_fp2_inv_var
 #define S(name) g2_msm_##name
+#define FLUSH_NORM 1
 #define MSM_PUB(x) cz_msm_g2##x
 #define AFFINE_MIN CZ_MSM_AFFINE_MIN_WINDOW_G2
 #define L2_KB 13
@@ -65,3 +66,4 @@
 #define X8_USABLE() cz__msm_x8_supported()
 #endif
 #include "msm_impl.h"
+#undef FLUSH_NORM

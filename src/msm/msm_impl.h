@@ -259,6 +259,67 @@ typedef struct {
     bool ovf_used;
 } S(abatch);
 
+/* Montgomery's batch inversion of the batch's denominators: bi_push(i)
+ * runs forward and keeps prefix products in pre[], BI_INV inverts the
+ * total once, bi_pop(i) runs backward and yields 1/den_i.
+ * G2 (FLUSH_NORM): the products are taken over the Fp norms
+ * N_i = den0^2 + den1^2 instead of the Fp2 denominators, and
+ * 1/den_i = conj(den_i)/N_i: a norm (two products, one reduction) and
+ * three Fp multiplications replace three Fp2 ones (each two sums of
+ * products with their reductions), about 6 Fp products' worth of work
+ * per addition instead of 9 (measured: docs/design.md §2.6). pre[i].c0
+ * holds the prefix product, pre[i].c1 the norm. */
+#ifdef FLUSH_NORM
+typedef cz_fp S(bacc);
+static inline void S(bi_push)(S(abatch) *st, unsigned i, const FT *den, S(bacc) *acc)
+{
+    cz_fp nd;
+    cz_fp2_norm(&nd, den);
+    if (i == 0) {
+        *acc = nd;
+        return;
+    }
+    st->pre[i].c0 = *acc;
+    st->pre[i].c1 = nd;
+    cz_fp_mul(acc, acc, &nd);
+}
+static inline void S(bi_pop)(S(abatch) *st, unsigned i, const FT *den, S(bacc) *inv, FT *ii)
+{
+    cz_fp in; /* 1/N_i */
+    if (i > 0) {
+        cz_fp_mul(&in, inv, &st->pre[i].c0);
+        cz_fp_mul(inv, inv, &st->pre[i].c1);
+    } else {
+        in = *inv;
+    }
+    cz_fp_mul(&ii->c0, &den->c0, &in);
+    cz_fp_mul(&ii->c1, &den->c1, &in);
+    cz_fp_neg(&ii->c1, &ii->c1);
+}
+#define BI_INV cz_fp_inv_var
+#else
+typedef FT S(bacc);
+static inline void S(bi_push)(S(abatch) *st, unsigned i, const FT *den, S(bacc) *acc)
+{
+    if (i == 0) {
+        *acc = *den;
+        return;
+    }
+    st->pre[i] = *acc;
+    F(mul)(acc, acc, den);
+}
+static inline void S(bi_pop)(S(abatch) *st, unsigned i, const FT *den, S(bacc) *inv, FT *ii)
+{
+    if (i > 0) {
+        F(mul)(ii, inv, &st->pre[i]);
+        F(mul)(inv, inv, den);
+    } else {
+        *ii = *inv;
+    }
+}
+#define BI_INV F_INV
+#endif
+
 /* Applies every pending bucket += point with one inversion:
  * lambda = num/den, den = P.x - B.x (or 2·B.y when doubling),
  * x3 = lambda^2 - B.x - P.x, y3 = lambda·(B.x - x3) - B.y. */
@@ -274,33 +335,24 @@ static void S(flush)(S(abatch) *st)
         return;
     }
 #endif
-    FT acc, den, inv, t, lam, x3, y3;
+    FT den, t, lam, x3, y3;
+    S(bacc) acc, inv;
     /* forward: pre[i] = den_0 · ... · den_{i-1} */
     for (unsigned i = 0; i < n; i++) {
         const S(entry) *e = &st->batch[i];
         const AFF *b = &st->bk[e->b];
         if (e->dbl) F(dbl)(&den, &b->y);
         else F(sub)(&den, &e->p->x, &b->x);
-        if (i == 0) {
-            acc = den;
-        } else {
-            st->pre[i] = acc;
-            F(mul)(&acc, &acc, &den);
-        }
+        S(bi_push)(st, i, &den, &acc);
     }
-    F_INV(&inv, &acc);
+    BI_INV(&inv, &acc);
     for (unsigned i = n; i-- > 0;) {
         const S(entry) *e = &st->batch[i];
         AFF *b = &st->bk[e->b];
         FT num, ii;
         if (e->dbl) F(dbl)(&den, &b->y);
         else F(sub)(&den, &e->p->x, &b->x);
-        if (i > 0) {
-            F(mul)(&ii, &inv, &st->pre[i]);
-            F(mul)(&inv, &inv, &den);
-        } else {
-            ii = inv;
-        }
+        S(bi_pop)(st, i, &den, &inv, &ii);
         if (e->dbl) {
             F(sqr)(&t, &b->x);
             F(dbl)(&num, &t);
@@ -1226,3 +1278,5 @@ cz_status MSM_PUB(_tables_concat)(JAC *out, const SEG_T *segs, const TAB_T *cons
 {
     return S(concat)(out, segs, tabs, nsegs, pool, opts);
 }
+
+#undef BI_INV

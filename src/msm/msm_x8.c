@@ -386,8 +386,18 @@ TGT static inline void f1_y3(fx8 *y3, const fx8 *lam, const fx8 *x1, const fx8 *
     x8_sub(y3, y3, y1, P48); /* (0, 3p) */
     x8_canon(y3);
 }
-static void f1_get(cz_fp *r, const fx8 *a, int lane) { lane_get(r, a, lane); }
 static void f1_set(fx8 *a, int lane, const cz_fp *x) { lane_set(a, lane, x); }
+/* batch inversion over the denominators themselves: pre = the chain so far */
+TGT static inline void f1_bi_push(fx8 *pre, const fx8 *den, fx8 *acc)
+{
+    *pre = *acc;
+    x8_mul(acc, acc, den);
+}
+TGT static inline void f1_bi_pop(const fx8 *pre, const fx8 *den, fx8 *iv, fx8 *ii)
+{
+    x8_mul(ii, iv, pre);
+    x8_mul(iv, iv, den);
+}
 
 #define AFF cz_g1_affine
 #define FE cz_fp
@@ -507,15 +517,38 @@ TGT static inline void f2_y3(f2x8 *y3, const f2x8 *lam, const f2x8 *x1, const f2
     x8_sub(&y3->c1, &y.c1, &y1->c1, P48);
     x8_canon(&y3->c1);
 }
-static void f2_get(cz_fp2 *r, const f2x8 *a, int lane)
-{
-    lane_get(&r->c0, &a->c0, lane);
-    lane_get(&r->c1, &a->c1, lane);
-}
 static void f2_set(f2x8 *a, int lane, const cz_fp2 *x)
 {
     lane_set(&a->c0, lane, &x->c0);
     lane_set(&a->c1, lane, &x->c1);
+}
+/* Batch inversion over the Fp norms N = den0^2 + den1^2, as the scalar
+ * flush does (msm_impl.h): 1/den = conj(den)/N, so the chains and their
+ * inverse are Fp lanes: 2 squarings + 5 products instead of 3 Karatsuba
+ * products (9). pre->c0 holds the chain before this group, pre->c1 its
+ * norms. Bounds: den < 2p, so each square < 2p and N < 4p, which either
+ * operand of x8_mul may be when the other is < 2p (8p^2/R + p < 1.82p:
+ * no conditional subtraction needed); 1/N < 2p; conj: 2p - den1/N in
+ * (0, 2p]. */
+TGT static inline void f2_bi_push(f2x8 *pre, const f2x8 *den, fx8 *acc)
+{
+    fx8 s;
+    x8_sqr(&pre->c1, &den->c0);
+    x8_sqr(&s, &den->c1);
+    x8_add(&pre->c1, &pre->c1, &s);
+    pre->c0 = *acc;
+    x8_mul(acc, acc, &pre->c1);
+}
+TGT static inline void f2_bi_pop(const f2x8 *pre, const f2x8 *den, fx8 *iv, f2x8 *ii)
+{
+    static const uint64_t Z[8];
+    fx8 in, t, zero;
+    x8_mul(&in, iv, &pre->c0);
+    x8_mul(iv, iv, &pre->c1);
+    x8_mul(&ii->c0, &den->c0, &in);
+    x8_mul(&t, &den->c1, &in);
+    x8_set(&zero, Z);
+    x8_sub(&ii->c1, &zero, &t, P2_48);
 }
 
 #define AFF cz_g2_affine

@@ -11,12 +11,14 @@
  *   FLUSH_NAME          the exported function
  * and the lane functions, each on canonical or "mul-ready" values as
  * documented in msm_x8.c: L(gather), L(scatter), L(neg_mask), L(den),
- * L(num), L(mul), L(canon), L(x3), L(y3), L(one), L(blend), L(get),
- * L(set).
+ * L(num), L(mul), L(x3), L(y3), L(one), L(blend), L(set), and the batch
+ * inversion's L(bi_push) (pre[g] and the chain after den[g]) and
+ * L(bi_pop) (1/den[g] from pre[g] and the running inverse).
  *
  * Lane l of group g holds entry 8g + l; the prefix products run as eight
- * chains, inverted together with one field inversion; padding lanes of the
- * last group compute on den = 1 and are not stored.
+ * chains of Fp lanes (G1: the denominators; G2: their norms), inverted
+ * together with one Fp inversion; padding lanes of the last group compute
+ * on den = 1 and are not stored.
  */
 
 TGT void FLUSH_NAME(AFF *bk, const ENTRY *e, unsigned n, void *scratch)
@@ -26,8 +28,8 @@ TGT void FLUSH_NAME(AFF *bk, const ENTRY *e, unsigned n, void *scratch)
     LX *den = pre + G, *num = den + G, *x1 = num + G, *y1 = x1 + G, *x2 = y1 + G;
     unsigned char *bbase = (unsigned char *)bk;
     const unsigned char *pbase = (const unsigned char *)e[0].p;
-    LX acc;
-    L(one)(&acc);
+    fx8 acc; /* the eight prefix-product chains, < 2p */
+    x8_set(&acc, ONE48);
 
     /* forward: den, num and the prefix products */
     for (unsigned g = 0; g < G; g++) {
@@ -70,24 +72,23 @@ TGT void FLUSH_NAME(AFF *bk, const ENTRY *e, unsigned n, void *scratch)
             L(set)(&den[g], l, &d);
             L(set)(&num[g], l, &s);
         }
-        pre[g] = acc;
-        L(mul)(&acc, &acc, &den[g]);
+        L(bi_push)(&pre[g], &den[g], &acc);
     }
 
     /* one inversion for the eight chains (batched in scalar) */
-    FE a[8], pa[8], inv, ti;
-    L(canon)(&acc);
-    for (int l = 0; l < 8; l++) L(get)(&a[l], &acc, l);
+    cz_fp a[8], pa[8], inv, ti;
+    x8_csub(&acc, P48);
+    for (int l = 0; l < 8; l++) lane_get(&a[l], &acc, l);
     pa[0] = a[0];
-    for (int l = 1; l < 8; l++) F(mul)(&pa[l], &pa[l - 1], &a[l]);
-    F(inv_var)(&inv, &pa[7]);
-    LX iv;
+    for (int l = 1; l < 8; l++) cz_fp_mul(&pa[l], &pa[l - 1], &a[l]);
+    cz_fp_inv_var(&inv, &pa[7]);
+    fx8 iv;
     for (int l = 7; l > 0; l--) {
-        F(mul)(&ti, &inv, &pa[l - 1]);
-        F(mul)(&inv, &inv, &a[l]);
-        L(set)(&iv, l, &ti);
+        cz_fp_mul(&ti, &inv, &pa[l - 1]);
+        cz_fp_mul(&inv, &inv, &a[l]);
+        lane_set(&iv, l, &ti);
     }
-    L(set)(&iv, 0, &inv);
+    lane_set(&iv, 0, &inv);
 
     /* backward: λ = num/den, x3 = λ^2 - x1 - x2, y3 = λ(x1 - x3) - y1 */
     for (unsigned g = G; g-- > 0;) {
@@ -99,8 +100,7 @@ TGT void FLUSH_NAME(AFF *bk, const ENTRY *e, unsigned n, void *scratch)
             if (i < n) valid |= (__mmask8)(1u << l);
         }
         LX ii, lam, x3, y3;
-        L(mul)(&ii, &iv, &pre[g]);
-        L(mul)(&iv, &iv, &den[g]);
+        L(bi_pop)(&pre[g], &den[g], &iv, &ii);
         L(mul)(&lam, &num[g], &ii);
         L(x3)(&x3, &lam, &x1[g], &x2[g]);
         L(y3)(&y3, &lam, &x1[g], &x3, &y1[g]);

@@ -59,6 +59,8 @@
  */
 #include "cuzk/ntt.h"
 #include "ff/mont.h"
+#include "ff/mont_adx.h"
+#include "ff/ff_internal.h"
 #include "ntt_x8.h"
 
 #include <stdlib.h>
@@ -155,9 +157,21 @@ static inline void fsub(cz_fr *r, const cz_fr *a, const cz_fr *b)
 static inline void fadd(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_mont_add(r->l, a->l, b->l, FR_M, 4); }
 static inline void fsub(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_mont_sub(r->l, a->l, b->l, FR_M, 4); }
 #endif
-/* One call per butterfly. (An inlined ADX kernel was measured ~6% faster
- * on the quotient; the ff layer owns that choice.) */
+/* The MULX/ADX product is expanded in the butterfly (no call) when the ff
+ * layer runs its ADX back-end, and goes through cz_fr_mul otherwise, so
+ * `cuzk bench field --backend portable` and the tests that switch
+ * back-ends still reach the NTT. */
+#if CZ_HAVE_ADX_ASM
+static const cz_adx_mod FR_ADX = {{0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                   0x73eda753299d7d48ULL, 0xfffffffeffffffffULL, 0}};
+static inline void fmul(cz_fr *r, const cz_fr *a, const cz_fr *b)
+{
+    if (__builtin_expect(cz__ff_use_adx, 1)) cz_adx_mont_mul4(r->l, a->l, b->l, &FR_ADX);
+    else cz_fr_mul(r, a, b);
+}
+#else
 static inline void fmul(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_fr_mul(r, a, b); }
+#endif
 
 struct cz_ntt_domain {
     unsigned log_n;
