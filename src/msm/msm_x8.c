@@ -367,7 +367,6 @@ TGT static inline void f1_neg_mask(fx8 *a, __mmask8 m) { x8_neg_mask(a, m); }
 TGT static inline void f1_den(fx8 *d, const fx8 *x2, const fx8 *x1) { x8_sub(d, x2, x1, P48); }
 TGT static inline void f1_num(fx8 *r, const fx8 *y2, const fx8 *y1) { x8_sub(r, y2, y1, P48); }
 TGT static inline void f1_mul(fx8 *r, const fx8 *a, const fx8 *b) { x8_mul(r, a, b); }
-TGT static inline void f1_canon(fx8 *a) { x8_csub(a, P48); }
 TGT static inline void f1_one(fx8 *r) { x8_set(r, ONE48); }
 TGT static inline void f1_blend(fx8 *d, const fx8 *s, __mmask8 m) { x8_blend(d, s, m); }
 TGT static inline void f1_x3(fx8 *x3, const fx8 *lam, const fx8 *x1, const fx8 *x2)
@@ -474,12 +473,6 @@ TGT static inline void f2_sqr(f2x8 *r, const f2x8 *a)
     x8_mul(&m, &a->c0, &a->c1);          /* < 1.41p */
     x8_add(&r->c1, &m, &m);              /* < 2.83p */
     x8_csub(&r->c1, P2_48);
-}
-/* [0, 2p) -> canonical */
-TGT static inline void f2_canon(f2x8 *a)
-{
-    x8_csub(&a->c0, P48);
-    x8_csub(&a->c1, P48);
 }
 TGT static inline void f2_one(f2x8 *r)
 {
