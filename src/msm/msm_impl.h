@@ -337,7 +337,8 @@ static void S(flush)(S(abatch) *st)
 #endif
     FT den, t, lam, x3, y3;
     S(bacc) acc, inv;
-    /* forward: pre[i] = den_0 · ... · den_{i-1} */
+    /* forward: the prefix products of the denominators (G1) or of their
+     * norms (G2), S(bi_push) */
     for (unsigned i = 0; i < n; i++) {
         const S(entry) *e = &st->batch[i];
         const AFF *b = &st->bk[e->b];
