@@ -11,7 +11,12 @@
  *
  * Each operation runs as a dependent chain (x = x·y, P = P + Q, ...), so
  * the figure is latency per operation, the number that bounds the serial
- * parts of a prover (inversions, Miller loop, bucket sums).
+ * parts of a prover (inversions, Miller loop, bucket sums). Two cases
+ * measure throughput instead, per product: "fp_mul_4chains" (four
+ * independent chains of the back-end's product, as a batch addition
+ * runs them) and "fp_mul_x4_fma" (the same four chains on AVX2 + FMA
+ * lanes, ff/fp_x4.h; where the CPU has AVX2 and FMA, once, after the
+ * back-ends) — the two to compare before giving the MSM an AVX2 flush.
  */
 #include "bench_util.h"
 #include "opts.h"
@@ -19,6 +24,7 @@
 #include "cuzk/curve.h"
 #include "cuzk/field.h"
 #include "cuzk/pairing.h"
+#include "ff/fp_x4.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +43,31 @@ typedef struct {
     cz_g1_affine pp;
     cz_g2_affine qq;
     cz_fp12 f;
+    cz_fp qa[4], qb[4];  /* four independent chains */
+    cz__fp_x4 xa, xb;    /* the same in lane form */
 } bench_state;
 
 static void b_fp_mul(void *arg, size_t n)
 {
     bench_state *s = arg;
     for (size_t i = 0; i < n; i++) cz_fp_mul(&s->fa, &s->fa, &s->fb);
+}
+/* One step = four independent products: the time per step / 4 is per
+ * product (n is large: the rounding up of n / 4 does not show). */
+static void b_fp_mul_4chains(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i += 4) {
+        cz_fp_mul(&s->qa[0], &s->qa[0], &s->qb[0]);
+        cz_fp_mul(&s->qa[1], &s->qa[1], &s->qb[1]);
+        cz_fp_mul(&s->qa[2], &s->qa[2], &s->qb[2]);
+        cz_fp_mul(&s->qa[3], &s->qa[3], &s->qb[3]);
+    }
+}
+static void b_fp_mul_x4_fma(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i += 4) cz__fp_x4_mul(&s->xa, &s->xa, &s->xb);
 }
 static void b_fp_sqr(void *arg, size_t n)
 {
@@ -173,31 +198,34 @@ static void b_pairing(void *arg, size_t n)
 typedef struct {
     const char *name;
     void (*fn)(void *, size_t);
+    bool lanes; /* the AVX2 + FMA lanes: no back-end of its own, run once */
 } bench_case;
 
 static const bench_case CASES[] = {
-    {"fp_mul", b_fp_mul},
-    {"fp_sqr", b_fp_sqr},
-    {"fp_add", b_fp_add},
-    {"fp_inv", b_fp_inv},
-    {"fp_inv_var", b_fp_inv_var},
-    {"fp_sqrt", b_fp_sqrt},
-    {"fr_mul", b_fr_mul},
-    {"fr_sqr", b_fr_sqr},
-    {"fr_inv", b_fr_inv},
-    {"fr_inv_var", b_fr_inv_var},
-    {"fp2_mul", b_fp2_mul},
-    {"fp2_sqr", b_fp2_sqr},
-    {"fp2_inv", b_fp2_inv},
-    {"g1_add_jac", b_g1_add},
-    {"g1_add_mixed", b_g1_add_affine},
-    {"g1_dbl", b_g1_dbl},
-    {"g2_add_jac", b_g2_add},
-    {"g2_add_mixed", b_g2_add_affine},
-    {"g2_dbl", b_g2_dbl},
-    {"miller_loop", b_miller},
-    {"final_exp", b_final_exp},
-    {"pairing", b_pairing},
+    {"fp_mul", b_fp_mul, false},
+    {"fp_mul_4chains", b_fp_mul_4chains, false},
+    {"fp_mul_x4_fma", b_fp_mul_x4_fma, true},
+    {"fp_sqr", b_fp_sqr, false},
+    {"fp_add", b_fp_add, false},
+    {"fp_inv", b_fp_inv, false},
+    {"fp_inv_var", b_fp_inv_var, false},
+    {"fp_sqrt", b_fp_sqrt, false},
+    {"fr_mul", b_fr_mul, false},
+    {"fr_sqr", b_fr_sqr, false},
+    {"fr_inv", b_fr_inv, false},
+    {"fr_inv_var", b_fr_inv_var, false},
+    {"fp2_mul", b_fp2_mul, false},
+    {"fp2_sqr", b_fp2_sqr, false},
+    {"fp2_inv", b_fp2_inv, false},
+    {"g1_add_jac", b_g1_add, false},
+    {"g1_add_mixed", b_g1_add_affine, false},
+    {"g1_dbl", b_g1_dbl, false},
+    {"g2_add_jac", b_g2_add, false},
+    {"g2_add_mixed", b_g2_add_affine, false},
+    {"g2_dbl", b_g2_dbl, false},
+    {"miller_loop", b_miller, false},
+    {"final_exp", b_final_exp, false},
+    {"pairing", b_pairing, false},
 };
 
 static void setup(bench_state *s)
@@ -232,6 +260,15 @@ static void setup(bench_state *s)
     cz_g1_generator(&s->pp);
     cz_g2_generator(&s->qq);
     cz_miller_loop(&s->f, &s->pp, &s->qq);
+    for (int l = 0; l < 4; l++) {
+        s->qa[l] = l & 1 ? s->fb : s->fa;
+        for (int k = 0; k <= l; k++) cz_fp_sqr(&s->qa[l], &s->qa[l]);
+        s->qb[l] = l & 1 ? s->fa : s->fb;
+    }
+    if (cz__fp_x4_supported()) {
+        cz__fp_x4_pack(&s->xa, s->qa);
+        cz__fp_x4_pack(&s->xb, s->qb);
+    }
 }
 
 static double thread_cpu_ns(void)
@@ -327,15 +364,17 @@ int cz_bench_field(int argc, char **argv)
         const char *bname = cz_ff_backend_name(backends[bi]);
         for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
             if (*only && !strstr(CASES[c].name, only)) continue;
+            if (CASES[c].lanes && (bi != nb - 1 || !cz__fp_x4_supported())) continue;
             setup(&s);
             size_t iters = calibrate(CASES[c].fn, &s, target_ns);
             double ns = cpu_time ? median_cpu_ns(CASES[c].fn, &s, iters, samples)
                                  : cz_bench_median_ns(CASES[c].fn, &s, iters, samples);
             char name[96], extra[128];
-            snprintf(name, sizeof name, "%s/%s", CASES[c].name, bname);
+            const char *bn = CASES[c].lanes ? "avx2" : bname;
+            snprintf(name, sizeof name, "%s/%s", CASES[c].name, bn);
             snprintf(extra, sizeof extra,
                      "\"op\":\"%s\",\"backend\":\"%s\",\"samples\":%d,\"clock\":\"%s\"",
-                     CASES[c].name, bname, samples, cpu_time ? "thread-cpu" : "wall");
+                     CASES[c].name, bn, samples, cpu_time ? "thread-cpu" : "wall");
             cz_bench_report_add(rep, name, ns, "ns/op", extra);
         }
     }

@@ -16,6 +16,7 @@
 #include "testutil.h"
 #include "ff/ff_internal.h"
 #include "ff/mont.h"
+#include "ff/fp_x4.h"
 
 #ifdef CUZK_SANITIZED
 #define NRAND 150
@@ -1020,6 +1021,76 @@ static void fp2_body(void **state)
     mpz_clear(P);
 }
 
+/* ---- the four-lane AVX2 + FMA product (ff/fp_x4.h) vs GMP -------------- */
+
+/* Lane products of every edge and random value against another one, then
+ * chains x = x·y that feed the lazily reduced lane form (< 2p) back in,
+ * with the result written over an input. */
+static void fp_x4_lanes(void **state)
+{
+    (void)state;
+    if (!cz__fp_x4_supported()) {
+        fprintf(stderr, "fp_x4_lanes: no AVX2 + FMA here, skipped\n");
+        skip();
+    }
+    init_fields();
+    const field *f = &FIELDS[0];
+    size_t n;
+    mpz_t *v = make_values(f, NRAND, &n), m, w;
+    mpz_inits(m, w, NULL);
+    modulus(m, f);
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        cz_fp a[4], b[4], r[4];
+        size_t jb[4];
+        for (int l = 0; l < 4; l++) {
+            jb[l] = (7 * (i + (size_t)l) + 3) % n;
+            from_mpz((elem *)&a[l], f, v[i + (size_t)l]);
+            from_mpz((elem *)&b[l], f, v[jb[l]]);
+        }
+        cz__fp_x4 xa, xb;
+        cz__fp_x4_pack(&xa, a);
+        cz__fp_x4_pack(&xb, b);
+        cz__fp_x4_mul(&xa, &xa, &xb);
+        cz__fp_x4_unpack(r, &xa);
+        for (int l = 0; l < 4; l++) {
+            mpz_mul(w, v[i + (size_t)l], v[jb[l]]);
+            mpz_mod(w, w, m);
+            assert_elem_mpz(f, (const elem *)&r[l], w, "x4 mul");
+        }
+    }
+    /* chains, four lanes each starting from consecutive values */
+    for (size_t i = 0; i + 8 <= n && i < 64; i += 8) {
+        cz_fp a[4], b[4], r[4];
+        mpz_t want[4];
+        for (int l = 0; l < 4; l++) {
+            from_mpz((elem *)&a[l], f, v[n - 1 - i - (size_t)l]);
+            from_mpz((elem *)&b[l], f, v[n - 5 - i - (size_t)l]);
+            mpz_init_set(want[l], v[n - 1 - i - (size_t)l]);
+        }
+        cz__fp_x4 xa, xb;
+        cz__fp_x4_pack(&xa, a);
+        cz__fp_x4_pack(&xb, b);
+        for (int step = 0; step < 200; step++) {
+            cz__fp_x4_mul(&xa, &xb, &xa);
+            if (step % 3 == 2) cz__fp_x4_mul(&xb, &xb, &xb); /* squares too */
+            cz__fp_x4_unpack(r, &xa);
+            for (int l = 0; l < 4; l++) {
+                mpz_mul(want[l], want[l], v[n - 5 - i - (size_t)l]);
+                mpz_mod(want[l], want[l], m);
+                assert_elem_mpz(f, (const elem *)&r[l], want[l], "x4 chain");
+            }
+            if (step % 3 == 2)
+                for (int l = 0; l < 4; l++) {
+                    mpz_mul(v[n - 5 - i - (size_t)l], v[n - 5 - i - (size_t)l], v[n - 5 - i - (size_t)l]);
+                    mpz_mod(v[n - 5 - i - (size_t)l], v[n - 5 - i - (size_t)l], m);
+                }
+        }
+        for (int l = 0; l < 4; l++) mpz_clear(want[l]);
+    }
+    mpz_clears(m, w, NULL);
+    free_values(v, n);
+}
+
 #define BOTH(name)                                                                            \
     static void name(void **state) { cz_for_each_backend(name##_body, state); }
 BOTH(binary_ops)
@@ -1052,6 +1123,7 @@ int main(void)
         cmocka_unit_test(fr_random_test),
         cmocka_unit_test(fp_sign),
         cmocka_unit_test(fp2),
+        cmocka_unit_test(fp_x4_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
