@@ -1,5 +1,5 @@
 /*
- * Internal to src/ff (and the field benchmark and tests): four Fp
+ * Internal to src/ff (and the field benchmark and tests): sixteen Fp
  * Montgomery products at once on AVX2 + FMA lanes, in double precision.
  *
  * Why it exists: a CPU without AVX-512 IFMA (AMD Zen 3, most providers'
@@ -7,11 +7,13 @@
  * Its AVX2 units multiply only 32×32 bits as integers, but 53×53 bits as
  * doubles, and two FMAs give the exact 96-bit product of two 48-bit
  * limbs: hi = fl(a·b + C1) and lo = a·b − (hi − C1), exact in the next
- * binade (fp_x4_avx2.c). This kernel answers whether four such products
- * side by side beat four MULX products on a given CPU; `cuzk bench field`
- * prints both ("fp_mul_x4_fma" and "fp_mul_4chains"). On the Zen 4
- * development machine they do not (BENCHMARKS.md "An AVX2 + FMA Fp
- * product"), so the MSM keeps its MULX flush where there is no IFMA.
+ * binade (fp_x4_avx2.c). Four groups of four lanes run side by side (one
+ * group alone waits on its own serial reduction chain). `cuzk bench
+ * field` prints the kernel against four MULX chains ("fp_mul_x16_fma",
+ * "fp_mul_4chains"): on the Zen 4 development machine 16.9–17.3 ns against
+ * 21.9–23.1 ns a product (BENCHMARKS.md "An AVX2 + FMA Fp product"). The
+ * MSM does not use it yet: its batch additions would need the rest of an
+ * addition in lanes too, as the IFMA flush has.
  *
  * Lane form: limb k (48 bits, R = 2^384 as cz_fp, so no conversion
  * product) of lane j is l[k][j]; values are kept lazily in [0, 2p).
@@ -37,8 +39,12 @@ bool cz__fp_x4_supported(void);
 void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4]);
 /* Canonical elements of the four lanes (each < 2p on entry). */
 void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a);
-/* r = a·b·2^-384 mod p in every lane: lanes of a and b < 2p (as pack and
- * this function leave them) give lanes of r < 2p. r may alias a or b. */
-void cz__fp_x4_mul(cz__fp_x4 *r, const cz__fp_x4 *a, const cz__fp_x4 *b);
+/* Groups per product call (lanes: 4 × CZ_FP_X4_GROUPS). */
+#define CZ_FP_X4_GROUPS 4
+/* r[g] = a[g]·b[g]·2^-384 mod p in every lane of every group g: lanes of
+ * a and b < 2p (as pack and this function leave them) give lanes of
+ * r < 2p. r may alias a or b. */
+void cz__fp_x4_mul4(cz__fp_x4 r[CZ_FP_X4_GROUPS], const cz__fp_x4 a[CZ_FP_X4_GROUPS],
+                    const cz__fp_x4 b[CZ_FP_X4_GROUPS]);
 
 #endif

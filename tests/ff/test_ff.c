@@ -1021,11 +1021,23 @@ static void fp2_body(void **state)
     mpz_clear(P);
 }
 
-/* ---- the four-lane AVX2 + FMA product (ff/fp_x4.h) vs GMP -------------- */
+/* ---- the 16-lane AVX2 + FMA product (ff/fp_x4.h) vs GMP ---------------- */
+
+enum { X4_LANES = 4 * CZ_FP_X4_GROUPS };
+
+static void x4_pack_all(cz__fp_x4 x[CZ_FP_X4_GROUPS], const cz_fp v[X4_LANES])
+{
+    for (unsigned g = 0; g < CZ_FP_X4_GROUPS; g++) cz__fp_x4_pack(&x[g], v + 4 * g);
+}
+
+static void x4_unpack_all(cz_fp v[X4_LANES], const cz__fp_x4 x[CZ_FP_X4_GROUPS])
+{
+    for (unsigned g = 0; g < CZ_FP_X4_GROUPS; g++) cz__fp_x4_unpack(v + 4 * g, &x[g]);
+}
 
 /* Lane products of every edge and random value against another one, then
- * chains x = x·y that feed the lazily reduced lane form (< 2p) back in,
- * with the result written over an input. */
+ * chains x = y·x (and y = y²) that feed the lazily reduced lane form
+ * (< 2p) back in, the result written over an input. */
 static void fp_x4_lanes(void **state)
 {
     (void)state;
@@ -1039,54 +1051,52 @@ static void fp_x4_lanes(void **state)
     mpz_t *v = make_values(f, NRAND, &n), m, w;
     mpz_inits(m, w, NULL);
     modulus(m, f);
-    for (size_t i = 0; i + 4 <= n; i += 4) {
-        cz_fp a[4], b[4], r[4];
-        size_t jb[4];
-        for (int l = 0; l < 4; l++) {
-            jb[l] = (7 * (i + (size_t)l) + 3) % n;
-            from_mpz((elem *)&a[l], f, v[i + (size_t)l]);
+    cz__fp_x4 xa[CZ_FP_X4_GROUPS], xb[CZ_FP_X4_GROUPS];
+    cz_fp a[X4_LANES], b[X4_LANES], r[X4_LANES];
+    for (size_t i = 0; i + X4_LANES <= n; i += X4_LANES) {
+        size_t jb[X4_LANES];
+        for (unsigned l = 0; l < X4_LANES; l++) {
+            jb[l] = (7 * (i + l) + 3) % n;
+            from_mpz((elem *)&a[l], f, v[i + l]);
             from_mpz((elem *)&b[l], f, v[jb[l]]);
         }
-        cz__fp_x4 xa, xb;
-        cz__fp_x4_pack(&xa, a);
-        cz__fp_x4_pack(&xb, b);
-        cz__fp_x4_mul(&xa, &xa, &xb);
-        cz__fp_x4_unpack(r, &xa);
-        for (int l = 0; l < 4; l++) {
-            mpz_mul(w, v[i + (size_t)l], v[jb[l]]);
+        x4_pack_all(xa, a);
+        x4_pack_all(xb, b);
+        cz__fp_x4_mul4(xa, xa, xb);
+        x4_unpack_all(r, xa);
+        for (unsigned l = 0; l < X4_LANES; l++) {
+            mpz_mul(w, v[i + l], v[jb[l]]);
             mpz_mod(w, w, m);
             assert_elem_mpz(f, (const elem *)&r[l], w, "x4 mul");
         }
     }
-    /* chains, four lanes each starting from consecutive values */
-    for (size_t i = 0; i + 8 <= n && i < 64; i += 8) {
-        cz_fp a[4], b[4], r[4];
-        mpz_t want[4];
-        for (int l = 0; l < 4; l++) {
-            from_mpz((elem *)&a[l], f, v[n - 1 - i - (size_t)l]);
-            from_mpz((elem *)&b[l], f, v[n - 5 - i - (size_t)l]);
-            mpz_init_set(want[l], v[n - 1 - i - (size_t)l]);
-        }
-        cz__fp_x4 xa, xb;
-        cz__fp_x4_pack(&xa, a);
-        cz__fp_x4_pack(&xb, b);
-        for (int step = 0; step < 200; step++) {
-            cz__fp_x4_mul(&xa, &xb, &xa);
-            if (step % 3 == 2) cz__fp_x4_mul(&xb, &xb, &xb); /* squares too */
-            cz__fp_x4_unpack(r, &xa);
-            for (int l = 0; l < 4; l++) {
-                mpz_mul(want[l], want[l], v[n - 5 - i - (size_t)l]);
-                mpz_mod(want[l], want[l], m);
-                assert_elem_mpz(f, (const elem *)&r[l], want[l], "x4 chain");
-            }
-            if (step % 3 == 2)
-                for (int l = 0; l < 4; l++) {
-                    mpz_mul(v[n - 5 - i - (size_t)l], v[n - 5 - i - (size_t)l], v[n - 5 - i - (size_t)l]);
-                    mpz_mod(v[n - 5 - i - (size_t)l], v[n - 5 - i - (size_t)l], m);
-                }
-        }
-        for (int l = 0; l < 4; l++) mpz_clear(want[l]);
+    /* chains from the last values (random ones) */
+    mpz_t want[X4_LANES], y[X4_LANES];
+    for (unsigned l = 0; l < X4_LANES; l++) {
+        mpz_init_set(want[l], v[n - 1 - l]);
+        mpz_init_set(y[l], v[n - 1 - X4_LANES - l]);
+        from_mpz((elem *)&a[l], f, want[l]);
+        from_mpz((elem *)&b[l], f, y[l]);
     }
+    x4_pack_all(xa, a);
+    x4_pack_all(xb, b);
+    for (int step = 0; step < 300; step++) {
+        cz__fp_x4_mul4(xa, xb, xa);
+        for (unsigned l = 0; l < X4_LANES; l++) {
+            mpz_mul(want[l], want[l], y[l]);
+            mpz_mod(want[l], want[l], m);
+        }
+        if (step % 3 == 2) { /* squares too */
+            cz__fp_x4_mul4(xb, xb, xb);
+            for (unsigned l = 0; l < X4_LANES; l++) {
+                mpz_mul(y[l], y[l], y[l]);
+                mpz_mod(y[l], y[l], m);
+            }
+        }
+        x4_unpack_all(r, xa);
+        for (unsigned l = 0; l < X4_LANES; l++) assert_elem_mpz(f, (const elem *)&r[l], want[l], "x4 chain");
+    }
+    for (unsigned l = 0; l < X4_LANES; l++) mpz_clears(want[l], y[l], NULL);
     mpz_clears(m, w, NULL);
     free_values(v, n);
 }
