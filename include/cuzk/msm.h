@@ -131,15 +131,18 @@ typedef struct {
     unsigned window;           /* 0: automatic; 1..CZ_MSM_MAX_WINDOW: forced */
     cz_msm_buckets buckets;    /* bucket representation */
     bool no_split;             /* run 0/1 scalars through Pippenger too (tests) */
-    bool no_simd;              /* scalar G1 batch additions even where AVX-512 IFMA
-                                  is available (tests, comparisons) */
+    bool no_simd;              /* scalar G1 batch additions even where SIMD lanes
+                                  (AVX-512 IFMA, AVX2 + FMA) are available (tests,
+                                  comparisons) */
     void *scratch;             /* caller-owned scratch, or NULL */
     size_t scratch_size;       /* its size in bytes (>= cz_msm_gX_scratch_size) */
     cz_msm_info *info;         /* if not NULL, receives the resolved configuration */
 } cz_msm_opts;
 
-/* True when this CPU runs the G1 batch additions on AVX-512 IFMA lanes
- * (x86-64 with AVX-512F and AVX-512 IFMA). */
+/* True when this process runs the G1 batch additions on SIMD lanes: by
+ * default eight AVX-512 IFMA lanes where the CPU has AVX-512F and AVX-512
+ * IFMA (x86-64); CUZK_NO_SIMD turns lanes off, CUZK_MSM_LANES=ifma|avx2|none
+ * picks them (avx2: sixteen AVX2 + FMA lanes, opt-in). */
 bool cz_msm_simd_available(void);
 
 /* Canonical scalars from Fr elements (Montgomery form), in parallel.

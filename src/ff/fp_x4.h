@@ -30,6 +30,12 @@ typedef struct {
     _Alignas(32) uint64_t l[8][4];
 } cz__fp_x4;
 
+/* The radix-2^48 limbs of a 384-bit value (six 64-bit limbs) and back:
+ * the lane form's repacking, also that of the MSM's IFMA lanes
+ * (msm_x8.c). Plain C, on every CPU. */
+void cz__fp_to48(uint64_t o[8], const uint64_t q[6]);
+void cz__fp_from48(uint64_t q[6], const uint64_t o[8]);
+
 /* True when the CPU (and OS) support AVX2 and FMA, and this build has the
  * kernel (x86-64, GCC or Clang). Every other function here may run only
  * when it is true. */
@@ -39,6 +45,10 @@ bool cz__fp_x4_supported(void);
 void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4]);
 /* Canonical elements of the four lanes (each < 2p on entry). */
 void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a);
+/* One lane: lane j (< 4) of r = a (canonical); *r = lane j of a, made
+ * canonical (< 2p on entry). */
+void cz__fp_x4_set_lane(cz__fp_x4 *r, unsigned j, const cz_fp *a);
+void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j);
 /* Groups per product call (lanes: 4 × CZ_FP_X4_GROUPS). */
 #define CZ_FP_X4_GROUPS 4
 /* r[g] = a[g]·b[g]·2^-384 mod p in every lane of every group g: lanes of

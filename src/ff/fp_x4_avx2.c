@@ -34,31 +34,9 @@
 
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-
-#include <immintrin.h>
-
-#include "fp_x4_avx2_asm.h"
-
-#define TGT __attribute__((target("avx2,fma")))
 #define M48 ((UINT64_C(1) << 48) - 1)
-#define OFF62 (UINT64_C(1) << 62)
 
-static const double C1 = 0x1.8p100, C2 = 0x1.8p52, CC = 0x1.8p100 + 0x1.8p52, TWO52 = 0x1p52;
-
-/* The asm block's constants (CZ_FP_X4_ASM_K_BYTES: offsets as in the
- * generator), each 64-bit value in all four lanes. */
-static _Alignas(32) uint64_t K[CZ_FP_X4_ASM_K_BYTES / 8];
-static bool x4_ok;
-
-static uint64_t dbits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static void to48(uint64_t o[8], const uint64_t q[6])
+void cz__fp_to48(uint64_t o[8], const uint64_t q[6])
 {
     o[0] = q[0] & M48;
     o[1] = ((q[0] >> 48) | (q[1] << 16)) & M48;
@@ -70,7 +48,7 @@ static void to48(uint64_t o[8], const uint64_t q[6])
     o[7] = q[5] >> 16;
 }
 
-static void from48(uint64_t q[6], const uint64_t o[8])
+void cz__fp_from48(uint64_t q[6], const uint64_t o[8])
 {
     q[0] = o[0] | (o[1] << 48);
     q[1] = (o[1] >> 16) | (o[2] << 32);
@@ -80,6 +58,28 @@ static void from48(uint64_t q[6], const uint64_t o[8])
     q[5] = (o[6] >> 32) | (o[7] << 16);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+#include <immintrin.h>
+
+#include "fp_x4_avx2_asm.h"
+
+#define TGT __attribute__((target("avx2,fma")))
+#define OFF62 (UINT64_C(1) << 62)
+
+static const double C1 = 0x1.8p100, C2 = 0x1.8p52, CC = 0x1.8p100 + 0x1.8p52, TWO52 = 0x1p52;
+
+/* The asm block's constants (CZ_FP_X4_ASM_K_BYTES: offsets as in the
+ * generator), each 64-bit value in all four lanes. */
+static _Alignas(32) uint64_t K[CZ_FP_X4_ASM_K_BYTES / 8];
+
+static uint64_t dbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
 static void kput(unsigned off, uint64_t v)
 {
     for (unsigned l = 0; l < 4; l++) K[off / 8 + l] = v;
@@ -87,10 +87,8 @@ static void kput(unsigned off, uint64_t v)
 
 __attribute__((constructor)) static void x4_init(void)
 {
-    __builtin_cpu_init();
-    x4_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     uint64_t p48[8];
-    to48(p48, CZ_FP_MODULUS);
+    cz__fp_to48(p48, CZ_FP_MODULUS);
     uint64_t inv = 1; /* p^-1 mod 2^64 by Newton iteration */
     for (int i = 0; i < 7; i++) inv *= 2 - CZ_FP_MODULUS[0] * inv;
     const uint64_t pinv = (0 - inv) & M48;
@@ -130,30 +128,42 @@ __attribute__((constructor)) static void x4_init(void)
     }
 }
 
-bool cz__fp_x4_supported(void) { return x4_ok; }
+/* Asked of the CPU each time (no constructor: other constructors, such as
+ * the MSM's choice of lanes, may run before this file's). */
+bool cz__fp_x4_supported(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+void cz__fp_x4_set_lane(cz__fp_x4 *r, unsigned j, const cz_fp *a)
+{
+    uint64_t o[8];
+    cz__fp_to48(o, a->l);
+    for (int k = 0; k < 8; k++) r->l[k][j] = o[k];
+}
+
+void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j)
+{
+    uint64_t o[8], q[6], s[6], bw = 0;
+    for (int k = 0; k < 8; k++) o[k] = a->l[k][j];
+    cz__fp_from48(q, o);
+    for (int i = 0; i < 6; i++) { /* s = q − p; keep q when it borrows */
+        unsigned __int128 d = (unsigned __int128)q[i] - CZ_FP_MODULUS[i] - bw;
+        s[i] = (uint64_t)d;
+        bw = (uint64_t)(d >> 64) & 1;
+    }
+    memcpy(r->l, bw ? q : s, sizeof q);
+}
 
 void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4])
 {
-    for (int j = 0; j < 4; j++) {
-        uint64_t o[8];
-        to48(o, a[j].l);
-        for (int k = 0; k < 8; k++) r->l[k][j] = o[k];
-    }
+    for (unsigned j = 0; j < 4; j++) cz__fp_x4_set_lane(r, j, &a[j]);
 }
 
 void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a)
 {
-    for (int j = 0; j < 4; j++) {
-        uint64_t o[8], q[6], s[6], bw = 0;
-        for (int k = 0; k < 8; k++) o[k] = a->l[k][j];
-        from48(q, o);
-        for (int i = 0; i < 6; i++) { /* s = q − p; keep q when it borrows */
-            unsigned __int128 d = (unsigned __int128)q[i] - CZ_FP_MODULUS[i] - bw;
-            s[i] = (uint64_t)d;
-            bw = (uint64_t)(d >> 64) & 1;
-        }
-        memcpy(r[j].l, bw ? q : s, sizeof q);
-    }
+    for (unsigned j = 0; j < 4; j++) cz__fp_x4_get_lane(&r[j], a, j);
 }
 
 /* Exact double of each lane of v (< 2^52): v's bits under 2^52's exponent
@@ -189,6 +199,8 @@ TGT void cz__fp_x4_mul4(cz__fp_x4 r[CZ_FP_X4_GROUPS], const cz__fp_x4 a[CZ_FP_X4
 bool cz__fp_x4_supported(void) { return false; }
 void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4]) { (void)r, (void)a; }
 void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a) { (void)r, (void)a; }
+void cz__fp_x4_set_lane(cz__fp_x4 *r, unsigned j, const cz_fp *a) { (void)r, (void)j, (void)a; }
+void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j) { (void)r, (void)a, (void)j; }
 void cz__fp_x4_mul4(cz__fp_x4 r[CZ_FP_X4_GROUPS], const cz__fp_x4 a[CZ_FP_X4_GROUPS],
                     const cz__fp_x4 b[CZ_FP_X4_GROUPS])
 {

@@ -4,8 +4,61 @@
  */
 #include "msm_internal.h"
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-bool cz_msm_simd_available(void) { return cz__msm_x8_supported(); }
+/* ---- lanes ------------------------------------------------------------- */
+
+static cz_msm_lanes g_lanes;
+
+/* From the CPU, not from the flushes' own flags: those are set by
+ * constructors that may run after lanes_init. */
+static bool lanes_supported(cz_msm_lanes k)
+{
+    return k == CZ_MSM_LANES_NONE || (k == CZ_MSM_LANES_IFMA && CZ_MSM_HAVE_X8 && cz_ff_ifma_supported()) ||
+           (k == CZ_MSM_LANES_AVX2 && cz__msm_x16_supported());
+}
+
+__attribute__((constructor)) static void lanes_init(void)
+{
+    const char *want = getenv("CUZK_MSM_LANES");
+    if (getenv("CUZK_NO_SIMD")) g_lanes = CZ_MSM_LANES_NONE;
+    else if (want) {
+        cz_msm_lanes k = !strcmp(want, "ifma") ? CZ_MSM_LANES_IFMA
+                         : !strcmp(want, "avx2") ? CZ_MSM_LANES_AVX2 : CZ_MSM_LANES_NONE;
+        g_lanes = lanes_supported(k) ? k : CZ_MSM_LANES_NONE;
+    } else if (lanes_supported(CZ_MSM_LANES_IFMA)) g_lanes = CZ_MSM_LANES_IFMA;
+    else g_lanes = CZ_MSM_LANES_NONE; /* AVX2 only when asked: see msm_x16.c */
+}
+
+cz_msm_lanes cz__msm_lanes(void) { return g_lanes; }
+
+bool cz__msm_set_lanes(cz_msm_lanes k)
+{
+    if (!lanes_supported(k)) return false;
+    g_lanes = k;
+    return true;
+}
+
+const char *cz__msm_lanes_name(cz_msm_lanes k)
+{
+    return k == CZ_MSM_LANES_IFMA ? "ifma" : k == CZ_MSM_LANES_AVX2 ? "avx2" : "none";
+}
+
+size_t cz__msm_g1_lanes_scratch(unsigned cap)
+{
+    /* either flush may be selected later (tests switch): room for both */
+    size_t a = cz__msm_g1_x8_scratch(cap), b = cz__msm_g1_x16_scratch(cap);
+    return a > b ? a : b;
+}
+
+void cz__msm_g1_flush_lanes(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
+{
+    if (g_lanes == CZ_MSM_LANES_AVX2) cz__msm_g1_flush_x16(bk, e, n, scratch);
+    else cz__msm_g1_flush_x8(bk, e, n, scratch);
+}
+
+bool cz_msm_simd_available(void) { return g_lanes != CZ_MSM_LANES_NONE; }
 
 unsigned cz__msm_threads(const cz_pool *pool)
 {

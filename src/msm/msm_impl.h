@@ -17,8 +17,11 @@
  *                          (cz_msm_g1_tables: the struct is defined here)
  *   ENTRY_T (optional)     the batch entry type (G1: cz_msm_g1_entry, shared
  *                          with the eight-lane flush)
- *   FLUSH_X8 (optional)    eight-lane flush (bk, entries, n, scratch) and
- *   X8_SCRATCH(cap)        its scratch bytes; X8_USABLE() true when it may run
+ *   FLUSH_X8 (optional)    SIMD-lane flush (bk, entries, n, scratch) and
+ *   X8_SCRATCH(cap)        its scratch bytes; X8_USABLE() true when it may run;
+ *   X8_PLAN() (optional)   true when the planner should price lane additions
+ *                          (default true); X8_MIN_BATCH() the smallest batch
+ *                          it takes (default CZ_MSM_X8_MIN_BATCH)
  *
  * Scratch layout (one block, 64-byte aligned pieces):
  *   [ones partial sums: nchunks XYZZ][slot 0]...[slot T-1]
@@ -67,6 +70,14 @@ typedef struct {
 #endif
 #ifndef FLUSH_X8
 #define X8_SCRATCH(cap) ((size_t)0)
+#endif
+/* The planner prices lane additions (its IFMA constants) only when the
+ * lanes are IFMA's; the AVX2 lanes are planned as the scalar flush. */
+#ifndef X8_PLAN
+#define X8_PLAN() true
+#endif
+#ifndef X8_MIN_BATCH
+#define X8_MIN_BATCH() CZ_MSM_X8_MIN_BATCH
 #endif
 
 struct TAB_S {
@@ -328,7 +339,7 @@ static void S(flush)(S(abatch) *st)
     unsigned n = st->nb;
     if (!n) return;
 #ifdef FLUSH_X8
-    if (st->x8 && n >= CZ_MSM_X8_MIN_BATCH) {
+    if (st->x8 && n >= X8_MIN_BATCH()) {
         FLUSH_X8(st->bk, st->batch, n, st->x8);
         for (unsigned i = 0; i < n; i++) st->busy[st->batch[i].b] = 0;
         st->nb = 0;
@@ -760,6 +771,8 @@ static unsigned S(bitlen)(const uint64_t o[4])
     return 0;
 }
 
+static bool S(plan_lanes)(bool x8) { return x8 && X8_PLAN(); }
+
 static bool S(use_x8)(const cz_msm_opts *opts)
 {
 #ifdef FLUSH_X8
@@ -782,10 +795,10 @@ static bool S(use_x8)(const cz_msm_opts *opts)
 static void S(bound_plan)(cz_msm_plan *pl, size_t n, unsigned threads, const cz_msm_opts *opts)
 {
     bool x8 = S(use_x8)(opts);
-    cz__msm_plan(pl, n, 256, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8);
+    cz__msm_plan(pl, n, 256, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8));
     for (unsigned bits = 254; bits < 256; bits++) {
         cz_msm_plan t;
-        cz__msm_plan(&t, n, bits, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8);
+        cz__msm_plan(&t, n, bits, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8));
         if (t.c > pl->c) pl->c = t.c;
     }
     /* the real call may pick a smaller c (c <= this one), hence up to 257
@@ -841,7 +854,8 @@ static unsigned S(tables_bound_c)(size_t n, unsigned t, unsigned bits, unsigned 
             nv++;
         }
         cz_msm_plan pl;
-        cz__msm_plan_vsegs(&pl, v, nv, mb, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8, L2_KB);
+        cz__msm_plan_vsegs(&pl, v, nv, mb, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8),
+                           L2_KB);
         if (pl.c > best) best = pl.c;
     }
     return best;
@@ -869,7 +883,7 @@ bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *op
     v[0].bit = 0;
     v[0].width = CZ_MSM_PLAIN_WIDTH;
     v[0].m = (double)m;
-    cz__msm_plan_vsegs(&pl, v, 1, 255, th, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, x8, L2_KB);
+    cz__msm_plan_vsegs(&pl, v, 1, 255, th, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8), L2_KB);
     double plain = pl.cost, cost[33], lo = INFINITY;
     *t = 1;
     *bits = 256;
@@ -889,7 +903,7 @@ bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *op
         /* windows up to 17 bits: the range the model's constants were
          * fitted on (c = 12..17); past it, wider buckets (c = 20: 48 MB
          * of G1 buckets per thread) are priced by an extrapolation */
-        cz__msm_plan_vsegs(&pl, v, nv, 255, th, opts, 17, AFFINE_MIN, x8, L2_KB);
+        cz__msm_plan_vsegs(&pl, v, nv, 255, th, opts, 17, AFFINE_MIN, S(plan_lanes)(x8), L2_KB);
         cost[b] = pl.cost;
         if (cost[b] < lo) lo = cost[b];
     }
@@ -1028,9 +1042,10 @@ static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *cons
                 vs[v].width = x->swidth[v];
                 vs[v].m = (double)cnt[2] * (double)(x->soff[v + 1] - x->soff[v]) / (double)n;
             }
-            cz__msm_plan_vsegs(&x->pl, vs, x->nseg, maxbits, th, opts, bound.c, AFFINE_MIN, x->x8, L2_KB);
+            cz__msm_plan_vsegs(&x->pl, vs, x->nseg, maxbits, th, opts, bound.c, AFFINE_MIN,
+                               S(plan_lanes)(x->x8), L2_KB);
         } else {
-            cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c, AFFINE_MIN, x->x8);
+            cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c, AFFINE_MIN, S(plan_lanes)(x->x8));
         }
         for (unsigned w = 0; w < x->pl.nwin; w++) {
             unsigned kb = 0;

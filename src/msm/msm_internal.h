@@ -40,6 +40,24 @@
 /* Smallest batch handed to the eight-lane flush (below it the scalar one
  * is as fast: a lane group is padded to eight). */
 #define CZ_MSM_X8_MIN_BATCH 8u
+/* The sixteen-lane AVX2 + FMA G1 batch additions (msm_x16.c), for CPUs
+ * without IFMA; built where the eight-lane ones are. */
+#define CZ_MSM_HAVE_X16 CZ_MSM_HAVE_X8
+/* Smallest batch handed to it (a group is padded to sixteen). */
+#define CZ_MSM_X16_MIN_BATCH 32u
+
+/* Which lanes the G1 batch additions run on, chosen once from the CPU:
+ * IFMA where it is, else none (the scalar MULX flush). The AVX2 + FMA
+ * lanes are opt-in: on the development machine they only tie with MULX
+ * (msm_x16.c says why). CUZK_NO_SIMD (any value) selects none;
+ * CUZK_MSM_LANES=ifma|avx2|none selects one (none when the CPU lacks it),
+ * for comparisons on one machine. G2 uses lanes only when they are IFMA's. */
+typedef enum { CZ_MSM_LANES_NONE, CZ_MSM_LANES_IFMA, CZ_MSM_LANES_AVX2 } cz_msm_lanes;
+cz_msm_lanes cz__msm_lanes(void);
+/* Tests: selects k if the CPU has it (true), else changes nothing. Not
+ * while an MSM runs. */
+bool cz__msm_set_lanes(cz_msm_lanes k);
+const char *cz__msm_lanes_name(cz_msm_lanes k);
 
 /* One pending batch addition bucket[b] += (neg ? -*p : *p) (dbl: *p equals
  * the bucket, a doubling). Layout shared by msm_impl.h's G1 entry. */
@@ -68,6 +86,14 @@ size_t cz__msm_g1_x8_scratch(unsigned cap);
  * no e[i].p inside a bucket written by this batch). Run only when
  * cz__msm_x8_supported(). */
 void cz__msm_g1_flush_x8(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch);
+/* The same on sixteen AVX2 + FMA lanes (msm_x16.c); run only when
+ * cz__msm_x16_supported(). */
+bool cz__msm_x16_supported(void);
+size_t cz__msm_g1_x16_scratch(unsigned cap);
+void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch);
+/* G1 through whichever lanes cz__msm_lanes() names (msm_common.c). */
+size_t cz__msm_g1_lanes_scratch(unsigned cap);
+void cz__msm_g1_flush_lanes(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch);
 /* The same for G2 (msm_x8.c). */
 size_t cz__msm_g2_x8_scratch(unsigned cap);
 void cz__msm_g2_flush_x8(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);

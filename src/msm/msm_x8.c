@@ -30,6 +30,8 @@
 
 #include <string.h>
 
+#include "ff/fp_x4.h"
+
 #if CZ_MSM_HAVE_X8
 
 #include <immintrin.h>
@@ -46,28 +48,6 @@ typedef union {
 static uint64_t P48[8], P2_48[8], P4_48[8], ONE48[8], PINV48;
 static bool x8_ok;
 
-static void to48(uint64_t o[8], const uint64_t q[6])
-{
-    o[0] = q[0] & M48;
-    o[1] = ((q[0] >> 48) | (q[1] << 16)) & M48;
-    o[2] = ((q[1] >> 32) | (q[2] << 32)) & M48;
-    o[3] = q[2] >> 16;
-    o[4] = q[3] & M48;
-    o[5] = ((q[3] >> 48) | (q[4] << 16)) & M48;
-    o[6] = ((q[4] >> 32) | (q[5] << 32)) & M48;
-    o[7] = q[5] >> 16;
-}
-
-static void from48(uint64_t q[6], const uint64_t o[8])
-{
-    q[0] = o[0] | (o[1] << 48);
-    q[1] = (o[1] >> 16) | (o[2] << 32);
-    q[2] = (o[2] >> 32) | (o[3] << 16);
-    q[3] = o[4] | (o[5] << 48);
-    q[4] = (o[5] >> 16) | (o[6] << 32);
-    q[5] = (o[6] >> 32) | (o[7] << 16);
-}
-
 __attribute__((constructor)) static void x8_init(void)
 {
     x8_ok = cz_ff_ifma_supported();
@@ -77,16 +57,16 @@ __attribute__((constructor)) static void x8_init(void)
         p2[i] = (v << 1) | c;
         c = v >> 63;
     }
-    to48(P48, CZ_FP_MODULUS);
-    to48(P2_48, p2);
+    cz__fp_to48(P48, CZ_FP_MODULUS);
+    cz__fp_to48(P2_48, p2);
     uint64_t p4[6];
     c = 0;
     for (int i = 0; i < 6; i++) {
         p4[i] = (p2[i] << 1) | c;
         c = p2[i] >> 63;
     }
-    to48(P4_48, p4);
-    to48(ONE48, CZ_FP_ONE.l);
+    cz__fp_to48(P4_48, p4);
+    cz__fp_to48(ONE48, CZ_FP_ONE.l);
     /* -p^-1 mod 2^48 by Newton iteration on p mod 2^64 */
     uint64_t inv = 1;
     for (int i = 0; i < 7; i++) inv *= 2 - CZ_FP_MODULUS[0] * inv;
@@ -342,13 +322,13 @@ static void lane_get(cz_fp *r, const fx8 *a, int lane)
 {
     uint64_t o[8];
     for (int k = 0; k < 8; k++) o[k] = a->u[k][lane];
-    from48(r->l, o);
+    cz__fp_from48(r->l, o);
 }
 
 static void lane_set(fx8 *a, int lane, const cz_fp *x)
 {
     uint64_t o[8];
-    to48(o, x->l);
+    cz__fp_to48(o, x->l);
     for (int k = 0; k < 8; k++) a->u[k][lane] = o[k];
 }
 

@@ -1,0 +1,242 @@
+/*
+ * Batch-affine G1 bucket additions on sixteen AVX2 + FMA lanes, for CPUs
+ * without AVX-512 IFMA (AMD Zen 3 and older, most providers' servers).
+ * Opt-in (CUZK_MSM_LANES=avx2; msm_internal.h), and why it is not the
+ * default, measured on the development machine (Zen 4 with the IFMA
+ * lanes switched off, G1 2^16, one thread, CPU time): this flush 281–289
+ * ms against the scalar MULX flush's 275–277 ms. The lane kernel is 58 %
+ * of it at ~19 ns a product in place (17 ns alone, against 22.6 ns for
+ * MULX), and what the scalar flush does not pay — repacking every
+ * coordinate into lanes and back (11 %), subtractions and conditional
+ * subtractions in lanes (8 %) — takes the rest of the gain. A CPU whose
+ * FMA units do better against its MULX (or a faster kernel) can turn it
+ * on; test_msm runs against it too (test_msm_avx2).
+ *
+ * How: the batch-affine addition is six Fp products and a few
+ * subtractions; the double-precision lane kernel (ff/fp_x4.h: exact
+ * 48-bit limb products from two FMAs) takes sixteen lanes per call. So,
+ * as the IFMA flush (msm_x8.c) does with eight lanes, the batch is
+ * computed sixteen additions at a time: lane l of group g holds entry
+ * 16g + l, the prefix products of the batched inversion run as sixteen
+ * interleaved chains, one scalar inversion serves them all, and λ, x3,
+ * y3 and the subtractions around them are computed in the lanes.
+ *
+ * Values are the lane form of fp_x4.h (eight 48-bit limbs, R = 2^384),
+ * lazily in [0, 2p) where they feed a product (the kernel's contract:
+ * both operands < 2p); x3 and y3 are made canonical before they go back
+ * to the buckets, whose x the scalar code compares limb by limb.
+ * den = x2 − x1 + p and num = y2 − y1 + p are in (0, 2p);
+ * λ² − x1 − x2 + 2p is in (0, 4p) and λ(x1 − x3 + p) − y1 + p in (0, 3p),
+ * which two conditional subtractions (2p, then p) make canonical.
+ */
+#include "msm_internal.h"
+
+#include <string.h>
+
+#if CZ_MSM_HAVE_X16
+
+#include <immintrin.h>
+
+#include "ff/fp_x4.h"
+
+#define TGT __attribute__((target("avx2,fma")))
+#define M48 ((UINT64_C(1) << 48) - 1)
+#define NG CZ_FP_X4_GROUPS       /* kernel groups per call */
+#define NL (4 * CZ_FP_X4_GROUPS) /* lanes */
+
+/* Sixteen Fp values: lane l is g[l / 4], lane l % 4. */
+typedef struct {
+    cz__fp_x4 g[NG];
+} f16;
+
+/* Radix-2^48 constants (from CZ_FP_MODULUS, CZ_FP_ONE). */
+static uint64_t P48[8], P2_48[8];
+static cz_fp ONE;
+
+__attribute__((constructor)) static void x16_init(void)
+{
+    cz__fp_x4 t;
+    cz_fp p, p2;
+    uint64_t c = 0;
+    memcpy(p.l, CZ_FP_MODULUS, sizeof p.l);
+    for (int i = 0; i < 6; i++) {
+        uint64_t v = CZ_FP_MODULUS[i];
+        p2.l[i] = (v << 1) | c;
+        c = v >> 63;
+    }
+    /* set_lane only repacks the limbs: p and 2p themselves go through */
+    cz__fp_x4_set_lane(&t, 0, &p);
+    for (int k = 0; k < 8; k++) P48[k] = t.l[k][0];
+    cz__fp_x4_set_lane(&t, 0, &p2);
+    for (int k = 0; k < 8; k++) P2_48[k] = t.l[k][0];
+    ONE = CZ_FP_ONE;
+}
+
+bool cz__msm_x16_supported(void) { return cz__fp_x4_supported(); }
+
+/* Carry propagation of signed limbs (|limb| < 2^61) into 48-bit limbs, the
+ * non-negative total's rest in the top limb. AVX2 has no 64-bit arithmetic
+ * shift: t + 2^62 is non-negative, and its logical shift is 2^14 too big. */
+TGT static inline void g_norm(cz__fp_x4 *r, __m256i t[8])
+{
+    const __m256i M = _mm256_set1_epi64x((long long)M48);
+    const __m256i OFF = _mm256_set1_epi64x((long long)(UINT64_C(1) << 62));
+    const __m256i C14 = _mm256_set1_epi64x(1 << 14);
+#pragma GCC unroll 7
+    for (int k = 0; k < 7; k++) {
+        __m256i c = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_add_epi64(t[k], OFF), 48), C14);
+        t[k + 1] = _mm256_add_epi64(t[k + 1], c);
+        _mm256_store_si256((__m256i *)r->l[k], _mm256_and_si256(t[k], M));
+    }
+    _mm256_store_si256((__m256i *)r->l[7], t[7]);
+}
+
+/* r = a − b + K (K: a multiple of p in radix 2^48, large enough that the
+ * result is non-negative), all sixteen lanes. */
+TGT static void f16_sub(f16 *r, const f16 *a, const f16 *b, const uint64_t K[8])
+{
+    for (int g = 0; g < NG; g++) {
+        __m256i t[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++)
+            t[k] = _mm256_sub_epi64(
+                _mm256_add_epi64(_mm256_load_si256((const __m256i *)a->g[g].l[k]),
+                                 _mm256_set1_epi64x((long long)K[k])),
+                _mm256_load_si256((const __m256i *)b->g[g].l[k]));
+        g_norm(&r->g[g], t);
+    }
+}
+
+/* r = r − K where r >= K, lane by lane. */
+TGT static void f16_csub(f16 *r, const uint64_t K[8])
+{
+    for (int g = 0; g < NG; g++) {
+        __m256i t[8], v[8];
+        cz__fp_x4 w;
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++) {
+            v[k] = _mm256_load_si256((const __m256i *)r->g[g].l[k]);
+            t[k] = _mm256_sub_epi64(v[k], _mm256_set1_epi64x((long long)K[k]));
+        }
+        g_norm(&w, t);
+        /* keep r where r − K is negative (its top limb is) */
+        __m256i keep = _mm256_cmpgt_epi64(_mm256_setzero_si256(), _mm256_load_si256((const __m256i *)w.l[7]));
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++)
+            _mm256_store_si256((__m256i *)r->g[g].l[k],
+                               _mm256_blendv_epi8(_mm256_load_si256((const __m256i *)w.l[k]), v[k], keep));
+    }
+}
+
+static void f16_mul(f16 *r, const f16 *a, const f16 *b) { cz__fp_x4_mul4(r->g, a->g, b->g); }
+
+static inline void f16_set(f16 *a, unsigned lane, const cz_fp *x)
+{
+    cz__fp_x4_set_lane(&a->g[lane / 4], lane % 4, x);
+}
+static inline void f16_get(cz_fp *x, const f16 *a, unsigned lane)
+{
+    cz__fp_x4_get_lane(x, &a->g[lane / 4], lane % 4);
+}
+
+/* Scratch: per group of sixteen the prefix product, den, num, x1, y1, x2. */
+size_t cz__msm_g1_x16_scratch(unsigned cap) { return ((size_t)cap + NL - 1) / NL * 6 * sizeof(f16) + 64; }
+
+void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
+{
+    const unsigned G = (n + NL - 1) / NL;
+    f16 *pre = (f16 *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    f16 *den = pre + G, *num = den + G, *x1 = num + G, *y1 = x1 + G, *x2 = y1 + G;
+    f16 acc; /* the sixteen prefix-product chains, < 2p */
+    for (unsigned l = 0; l < NL; l++) f16_set(&acc, l, &ONE);
+
+    /* forward: gather, den, num, the prefix products */
+    for (unsigned g = 0; g < G; g++) {
+        f16 y2;
+        for (unsigned l = 0; l < NL; l++) {
+            unsigned i = NL * g + l;
+            const cz_msm_g1_entry *ei = &e[i < n ? i : 0];
+            const cz_g1_affine *b = &bk[ei->b], *p = ei->p;
+            cz_fp ny;
+            f16_set(&x1[g], l, &b->x);
+            f16_set(&y1[g], l, &b->y);
+            f16_set(&x2[g], l, &p->x);
+            if (i < n && ei->neg) cz_fp_neg(&ny, &p->y);
+            else ny = p->y;
+            f16_set(&y2, l, &ny);
+        }
+        f16_sub(&den[g], &x2[g], &x1[g], P48);
+        f16_sub(&num[g], &y2, &y1[g], P48);
+        for (unsigned l = 0; l < NL; l++) {
+            unsigned i = NL * g + l;
+            if (i >= n) { /* padding: den = 1 keeps the chain invertible */
+                f16_set(&den[g], l, &ONE);
+            } else if (e[i].dbl) { /* P = B: den = 2·y1, num = 3·x1², in scalar */
+                const cz_g1_affine *b = &bk[e[i].b];
+                cz_fp d, s, t;
+                cz_fp_dbl(&d, &b->y);
+                cz_fp_sqr(&t, &b->x);
+                cz_fp_dbl(&s, &t);
+                cz_fp_add(&s, &s, &t);
+                f16_set(&den[g], l, &d);
+                f16_set(&num[g], l, &s);
+            }
+        }
+        pre[g] = acc;
+        f16_mul(&acc, &acc, &den[g]);
+    }
+
+    /* one inversion for the sixteen chains (batched in scalar) */
+    cz_fp a[NL], pa[NL], inv, ti;
+    for (unsigned l = 0; l < NL; l++) f16_get(&a[l], &acc, l);
+    pa[0] = a[0];
+    for (unsigned l = 1; l < NL; l++) cz_fp_mul(&pa[l], &pa[l - 1], &a[l]);
+    cz_fp_inv_var(&inv, &pa[NL - 1]);
+    f16 iv;
+    for (unsigned l = NL - 1; l > 0; l--) {
+        cz_fp_mul(&ti, &inv, &pa[l - 1]);
+        cz_fp_mul(&inv, &inv, &a[l]);
+        f16_set(&iv, l, &ti);
+    }
+    f16_set(&iv, 0, &inv);
+
+    /* backward: λ = num/den, x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1 */
+    for (unsigned g = G; g-- > 0;) {
+        f16 ii, lam, x3, y3, t;
+        f16_mul(&ii, &iv, &pre[g]);
+        f16_mul(&iv, &iv, &den[g]);
+        f16_mul(&lam, &num[g], &ii);
+        f16_mul(&t, &lam, &lam);
+        f16_sub(&x3, &t, &x1[g], P48);  /* (0, 3p) */
+        f16_sub(&x3, &x3, &x2[g], P48); /* (0, 4p) */
+        f16_csub(&x3, P2_48);
+        f16_csub(&x3, P48);
+        f16_sub(&t, &x1[g], &x3, P48);  /* (0, 2p) */
+        f16_mul(&y3, &lam, &t);
+        f16_sub(&y3, &y3, &y1[g], P48); /* (0, 3p) */
+        f16_csub(&y3, P2_48);
+        f16_csub(&y3, P48);
+        for (unsigned l = 0; l < NL; l++) {
+            unsigned i = NL * g + l;
+            if (i >= n) break;
+            cz_g1_affine *b = &bk[e[i].b];
+            f16_get(&b->x, &x3, l);
+            f16_get(&b->y, &y3, l);
+        }
+    }
+}
+
+#else /* !CZ_MSM_HAVE_X16 */
+
+bool cz__msm_x16_supported(void) { return false; }
+size_t cz__msm_g1_x16_scratch(unsigned cap)
+{
+    (void)cap;
+    return 0;
+}
+void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
+{
+    (void)bk, (void)e, (void)n, (void)scratch;
+}
+
+#endif
