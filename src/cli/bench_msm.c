@@ -32,6 +32,7 @@
 #include "opts.h"
 #include "commands.h"
 #include "cuzk/msm.h"
+#include "msm/msm_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,7 +291,7 @@ static const cz_opt msm_opts[] = {
     CZ_NUM("--points", "N", 1, 1L << 28, "N points instead of 2^K (e.g. a prover's merged H + L)"),
     CZ_NUM("--sweep", "W", 0, 8, "also time every window within W of the automatic one (interleaved)"),
     CZ_NUM("--tables", "T", 0, CZ_MSM_MAX_TABLES, "also time a table set of T tables of ceil(256/T) bits (0: none)"),
-    CZ_FLAG("--no-simd", "no AVX-512 IFMA lanes"),
+    CZ_FLAG("--no-simd", "no SIMD lanes (CUZK_MSM_LANES picks which otherwise)"),
     CZ_FLAG("--json", "JSON instead of a table"),
     {0},
 };
@@ -459,10 +460,13 @@ int cz_bench_msm(int argc, char **argv)
     snprintf(extra, sizeof extra,
              "\"group\":\"%s\",\"log_n\":%ld,\"points\":%zu,\"threads\":%ld,\"window\":%u,\"nwin\":%u,"
              "\"parts\":%u,\"buckets\":\"%s\",\"batch\":%u,\"zeros\":%ld,\"ones\":%ld,"
-             "\"scratch_bytes\":%zu,\"simd\":%s",
+             "\"scratch_bytes\":%zu,\"simd\":%s,\"lanes\":\"%s\"",
              group, points ? -1L : logn, n, threads, info.window, info.nwin, info.nparts,
              info.affine ? "affine" : "xyzz", info.batch, zeros, ones, info.scratch_bytes,
-             info.simd ? "true" : "false");
+             info.simd ? "true" : "false",
+             info.simd && (!strcmp(group, "g1") || cz__msm_lanes() == CZ_MSM_LANES_IFMA)
+                 ? cz__msm_lanes_name(cz__msm_lanes())
+                 : "none");
     snprintf(name, sizeof name, "msm_%s_%s_t%ld", group, size, threads);
     cz_bench_report_add(r, name, ms, "ms", extra);
     snprintf(name, sizeof name, "msm_%s_%s_t%ld_cpu", group, size, threads);

@@ -4,6 +4,7 @@
  */
 #include "msm_internal.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,19 +27,14 @@ __attribute__((constructor)) static void lanes_init(void)
     else if (want) {
         cz_msm_lanes k = !strcmp(want, "ifma") ? CZ_MSM_LANES_IFMA
                          : !strcmp(want, "avx2") ? CZ_MSM_LANES_AVX2 : CZ_MSM_LANES_NONE;
+        if (k == CZ_MSM_LANES_NONE && strcmp(want, "none"))
+            fprintf(stderr, "cuzk: CUZK_MSM_LANES=%s: expected ifma, avx2 or none; using none\n", want);
         g_lanes = lanes_supported(k) ? k : CZ_MSM_LANES_NONE;
     } else if (lanes_supported(CZ_MSM_LANES_IFMA)) g_lanes = CZ_MSM_LANES_IFMA;
     else g_lanes = CZ_MSM_LANES_NONE; /* AVX2 only when asked: see msm_x16.c */
 }
 
 cz_msm_lanes cz__msm_lanes(void) { return g_lanes; }
-
-bool cz__msm_set_lanes(cz_msm_lanes k)
-{
-    if (!lanes_supported(k)) return false;
-    g_lanes = k;
-    return true;
-}
 
 const char *cz__msm_lanes_name(cz_msm_lanes k)
 {
@@ -47,7 +43,8 @@ const char *cz__msm_lanes_name(cz_msm_lanes k)
 
 size_t cz__msm_g1_lanes_scratch(unsigned cap)
 {
-    /* either flush may be selected later (tests switch): room for both */
+    /* the two flushes' needs happen to agree (six values of 384 bytes
+     * per entry); the larger, should they part */
     size_t a = cz__msm_g1_x8_scratch(cap), b = cz__msm_g1_x16_scratch(cap);
     return a > b ? a : b;
 }

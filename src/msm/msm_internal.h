@@ -54,9 +54,7 @@
  * for comparisons on one machine. G2 uses lanes only when they are IFMA's. */
 typedef enum { CZ_MSM_LANES_NONE, CZ_MSM_LANES_IFMA, CZ_MSM_LANES_AVX2 } cz_msm_lanes;
 cz_msm_lanes cz__msm_lanes(void);
-/* Tests: selects k if the CPU has it (true), else changes nothing. Not
- * while an MSM runs. */
-bool cz__msm_set_lanes(cz_msm_lanes k);
+/* "ifma", "avx2" or "none" (benchmark reports). */
 const char *cz__msm_lanes_name(cz_msm_lanes k);
 
 /* One pending batch addition bucket[b] += (neg ? -*p : *p) (dbl: *p equals
