@@ -34,30 +34,6 @@
 
 #include <string.h>
 
-#define M48 ((UINT64_C(1) << 48) - 1)
-
-void cz__fp_to48(uint64_t o[8], const uint64_t q[6])
-{
-    o[0] = q[0] & M48;
-    o[1] = ((q[0] >> 48) | (q[1] << 16)) & M48;
-    o[2] = ((q[1] >> 32) | (q[2] << 32)) & M48;
-    o[3] = q[2] >> 16;
-    o[4] = q[3] & M48;
-    o[5] = ((q[3] >> 48) | (q[4] << 16)) & M48;
-    o[6] = ((q[4] >> 32) | (q[5] << 32)) & M48;
-    o[7] = q[5] >> 16;
-}
-
-void cz__fp_from48(uint64_t q[6], const uint64_t o[8])
-{
-    q[0] = o[0] | (o[1] << 48);
-    q[1] = (o[1] >> 16) | (o[2] << 32);
-    q[2] = (o[2] >> 32) | (o[3] << 16);
-    q[3] = o[4] | (o[5] << 48);
-    q[4] = (o[5] >> 16) | (o[6] << 32);
-    q[5] = (o[6] >> 32) | (o[7] << 16);
-}
-
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
 #include <immintrin.h>
@@ -65,6 +41,7 @@ void cz__fp_from48(uint64_t q[6], const uint64_t o[8])
 #include "fp_x4_avx2_asm.h"
 
 #define TGT __attribute__((target("avx2,fma")))
+#define M48 CZ_FP_X4_M48
 #define OFF62 (UINT64_C(1) << 62)
 
 static const double C1 = 0x1.8p100, C2 = 0x1.8p52, CC = 0x1.8p100 + 0x1.8p52, TWO52 = 0x1p52;
@@ -136,26 +113,6 @@ bool cz__fp_x4_supported(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-void cz__fp_x4_set_lane(cz__fp_x4 *r, unsigned j, const cz_fp *a)
-{
-    uint64_t o[8];
-    cz__fp_to48(o, a->l);
-    for (int k = 0; k < 8; k++) r->l[k][j] = o[k];
-}
-
-void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j)
-{
-    uint64_t o[8], q[6], s[6], bw = 0;
-    for (int k = 0; k < 8; k++) o[k] = a->l[k][j];
-    cz__fp_from48(q, o);
-    for (int i = 0; i < 6; i++) { /* s = q − p; keep q when it borrows */
-        unsigned __int128 d = (unsigned __int128)q[i] - CZ_FP_MODULUS[i] - bw;
-        s[i] = (uint64_t)d;
-        bw = (uint64_t)(d >> 64) & 1;
-    }
-    memcpy(r->l, bw ? q : s, sizeof q);
-}
-
 void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4])
 {
     for (unsigned j = 0; j < 4; j++) cz__fp_x4_set_lane(r, j, &a[j]);
@@ -199,8 +156,6 @@ TGT void cz__fp_x4_mul4(cz__fp_x4 r[CZ_FP_X4_GROUPS], const cz__fp_x4 a[CZ_FP_X4
 bool cz__fp_x4_supported(void) { return false; }
 void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4]) { (void)r, (void)a; }
 void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a) { (void)r, (void)a; }
-void cz__fp_x4_set_lane(cz__fp_x4 *r, unsigned j, const cz_fp *a) { (void)r, (void)j, (void)a; }
-void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j) { (void)r, (void)a, (void)j; }
 void cz__fp_x4_mul4(cz__fp_x4 r[CZ_FP_X4_GROUPS], const cz__fp_x4 a[CZ_FP_X4_GROUPS],
                     const cz__fp_x4 b[CZ_FP_X4_GROUPS])
 {

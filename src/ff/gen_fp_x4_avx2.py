@@ -7,10 +7,11 @@ The kernel is one GNU inline-asm block (fp_x4_avx2.c supplies the
 operands). Four independent groups of four lanes ("streams") run side by
 side so that each group's serial Montgomery chain (column c's m needs
 column c complete, which needs m of column c - 1) hides behind the other
-three: with one group the kernel is latency-bound at ~2x the time per
-product, with two ~1.4x, four are within 5 % of what three give and fill
-the 16 YMM registers (2 column sums per group, C1, CC, three temporaries
-shared by all groups: register renaming keeps them independent).
+three: measured on Zen 4 (BENCHMARKS.md "AVX2 + FMA lanes"), one group
+takes 2.1x the time per product of four, two 1.4x, three 1.1x; five no
+longer fit the op cache. Four fill the 16 YMM registers (2 column sums per
+group, C1, CC, three temporaries shared by all groups: register renaming
+keeps them independent).
 
 Layout, per group s (fp_x4_avx2.c fills it): the a limbs as doubles at
 w + 768s, the b limbs at w + 768s + 256, the m of each column stored at
