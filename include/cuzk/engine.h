@@ -571,8 +571,13 @@ typedef struct {
     bool device_retried;        /* a device failure sent it to another device */
 } cz_engine_part_record;
 
-/* Copies up to cap records (oldest first) into out; returns how many exist
- * (the ring keeps the last records_capacity). */
+/* Copies up to cap records (oldest first) into out and returns how many it
+ * copied; with out NULL, returns how many exist (the ring keeps the last
+ * records_capacity). Records keep arriving while partitions retire, so a
+ * count taken first may be short of the copy that follows: size the copy
+ * from the count and use what this returns (cz_engine_wait_idle first for
+ * every record of the finished jobs: a job ends before its last partition
+ * is retired). */
 size_t cz_engine_get_records(cz_engine *e, cz_engine_part_record *out, size_t cap);
 /* Chrome trace-event JSON (Perfetto) of the retained records. */
 CZ_WUR cz_status cz_engine_write_chrome_trace(cz_engine *e, FILE *f);

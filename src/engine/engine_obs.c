@@ -116,8 +116,10 @@ size_t cz_engine_get_records(cz_engine *e, cz_engine_part_record *out, size_t ca
 {
     pthread_mutex_lock(&e->mu);
     size_t n = e->rec_count;
-    for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = e->recs[(e->rec_head + i) % e->rec_cap];
+    if (out) { /* what was copied: a record may land between a count and the copy */
+        if (n > cap) n = cap;
+        for (size_t i = 0; i < n; i++) out[i] = e->recs[(e->rec_head + i) % e->rec_cap];
+    }
     pthread_mutex_unlock(&e->mu);
     return n;
 }

@@ -228,6 +228,12 @@ static void child_measure(int fd)
         }
         cz_job_result_free(&res);
     }
+    /* a job ends before its last partition is retired: wait for every
+     * partition's record (and the budget's release) before reading them */
+    if (cz_engine_wait_idle(eng, 60000) != CZ_OK) {
+        snprintf(r.err, sizeof r.err, "the engine did not go idle");
+        r.ok = 0;
+    }
     cz_engine_status st;
     cz_engine_get_status(eng, &st);
     r.inflight_peak = st.partitions_inflight_peak;
