@@ -463,10 +463,7 @@ int cz_bench_msm(int argc, char **argv)
              "\"scratch_bytes\":%zu,\"simd\":%s,\"lanes\":\"%s\"",
              group, points ? -1L : logn, n, threads, info.window, info.nwin, info.nparts,
              info.affine ? "affine" : "xyzz", info.batch, zeros, ones, info.scratch_bytes,
-             info.simd ? "true" : "false",
-             info.simd && (!strcmp(group, "g1") || cz__msm_lanes() == CZ_MSM_LANES_IFMA)
-                 ? cz__msm_lanes_name(cz__msm_lanes())
-                 : "none");
+             info.simd ? "true" : "false", cz__msm_lanes_name(info.simd ? cz__msm_lanes() : CZ_MSM_LANES_NONE));
     snprintf(name, sizeof name, "msm_%s_%s_t%ld", group, size, threads);
     cz_bench_report_add(r, name, ms, "ms", extra);
     snprintf(name, sizeof name, "msm_%s_%s_t%ld_cpu", group, size, threads);

@@ -34,6 +34,17 @@
 
 #include <string.h>
 
+/* plain C: the lane accessors are in fp_x4.h */
+void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4])
+{
+    for (unsigned j = 0; j < 4; j++) cz__fp_x4_set_lane(r, j, &a[j]);
+}
+
+void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a)
+{
+    for (unsigned j = 0; j < 4; j++) cz__fp_x4_get_lane(&r[j], a, j);
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
 #include <immintrin.h>
@@ -113,16 +124,6 @@ bool cz__fp_x4_supported(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
-void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4])
-{
-    for (unsigned j = 0; j < 4; j++) cz__fp_x4_set_lane(r, j, &a[j]);
-}
-
-void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a)
-{
-    for (unsigned j = 0; j < 4; j++) cz__fp_x4_get_lane(&r[j], a, j);
-}
-
 /* Exact double of each lane of v (< 2^52): v's bits under 2^52's exponent
  * are 2^52 + v. */
 TGT static inline __m256d todbl(__m256i v)
@@ -154,8 +155,6 @@ TGT void cz__fp_x4_mul4(cz__fp_x4 r[CZ_FP_X4_GROUPS], const cz__fp_x4 a[CZ_FP_X4
 #else /* not x86-64 with GCC or Clang */
 
 bool cz__fp_x4_supported(void) { return false; }
-void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4]) { (void)r, (void)a; }
-void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a) { (void)r, (void)a; }
 void cz__fp_x4_mul4(cz__fp_x4 r[CZ_FP_X4_GROUPS], const cz__fp_x4 a[CZ_FP_X4_GROUPS],
                     const cz__fp_x4 b[CZ_FP_X4_GROUPS])
 {

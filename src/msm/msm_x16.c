@@ -26,8 +26,10 @@
  * both operands < 2p); x3 and y3 are made canonical before they go back
  * to the buckets, whose x the scalar code compares limb by limb.
  * den = x2 − x1 + p and num = y2 − y1 + p are in (0, 2p);
- * λ² − x1 − x2 + 2p is in (0, 4p) and λ(x1 − x3 + p) − y1 + p in (0, 3p),
- * which two conditional subtractions (2p, then p) make canonical.
+ * λ² − x1 − x2 + 2p is in (0, 4p), which two conditional subtractions
+ * (2p, then p) make canonical (x1 − x3 needs it in the lanes);
+ * λ(x1 − x3 + p) − y1 + p is in (0, 3p): one subtraction of 2p, and the
+ * store's own reduction (cz__fp_x4_get_lane) does the last.
  */
 #include "msm_internal.h"
 
@@ -51,7 +53,6 @@ typedef struct {
 
 /* Radix-2^48 constants (from CZ_FP_MODULUS, CZ_FP_ONE). */
 static uint64_t P48[8], P2_48[8];
-static cz_fp ONE;
 
 __attribute__((constructor)) static void x16_init(void)
 {
@@ -69,7 +70,6 @@ __attribute__((constructor)) static void x16_init(void)
     for (int k = 0; k < 8; k++) P48[k] = t.l[k][0];
     cz__fp_x4_set_lane(&t, 0, &p2);
     for (int k = 0; k < 8; k++) P2_48[k] = t.l[k][0];
-    ONE = CZ_FP_ONE;
 }
 
 bool cz__msm_x16_supported(void) { return cz__fp_x4_supported(); }
@@ -148,7 +148,7 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
     f16 *pre = (f16 *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     f16 *den = pre + G, *num = den + G, *x1 = num + G, *y1 = x1 + G, *x2 = y1 + G;
     f16 acc; /* the sixteen prefix-product chains, < 2p */
-    for (unsigned l = 0; l < NL; l++) f16_set(&acc, l, &ONE);
+    for (unsigned l = 0; l < NL; l++) f16_set(&acc, l, &CZ_FP_ONE);
 
     /* forward: gather, den, num, the prefix products */
     for (unsigned g = 0; g < G; g++) {
@@ -170,7 +170,7 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             if (i >= n) { /* padding: den = 1 keeps the chain invertible */
-                f16_set(&den[g], l, &ONE);
+                f16_set(&den[g], l, &CZ_FP_ONE);
             } else if (e[i].dbl) { /* P = B: den = 2·y1, num = 3·x1², in scalar */
                 const cz_g1_affine *b = &bk[e[i].b];
                 cz_fp d, s, t;
@@ -214,8 +214,7 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
         f16_sub(&t, &x1[g], &x3, P48);  /* (0, 2p) */
         f16_mul(&y3, &lam, &t);
         f16_sub(&y3, &y3, &y1[g], P48); /* (0, 3p) */
-        f16_csub(&y3, P2_48);
-        f16_csub(&y3, P48);
+        f16_csub(&y3, P2_48);           /* (0, 2p): the store below makes it canonical */
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             if (i >= n) break;
