@@ -1,19 +1,21 @@
 /*
- * Internal to src/ff (and the field benchmark and tests): sixteen Fp
- * Montgomery products at once on AVX2 + FMA lanes, in double precision.
+ * Internal to src/ff (and the MSM, the field benchmark and tests): sixteen
+ * Fp Montgomery products at once, eight on AVX2 + FMA lanes in double
+ * precision and eight on the MULX/ADX multiplier, in one instruction
+ * stream.
  *
  * Why it exists: a CPU without AVX-512 IFMA (AMD Zen 3, most providers'
  * servers) multiplies with MULX/ADX, 72 64-bit products per Fp product.
  * Its AVX2 units multiply only 32×32 bits as integers, but 53×53 bits as
  * doubles, and two FMAs give the exact 96-bit product of two 48-bit
  * limbs: hi = fl(a·b + C1) and lo = a·b − (hi − C1), exact in the next
- * binade (fp_x4_avx2.c). Four groups of four lanes run side by side (one
- * group alone waits on its own serial reduction chain). `cuzk bench
- * field` prints the kernel against four MULX chains ("fp_mul_x16_fma",
- * "fp_mul_4chains"): on the Zen 4 development machine 16.9–17.3 ns against
- * 21.9–23.1 ns a product (BENCHMARKS.md "An AVX2 + FMA Fp product"). The
- * MSM does not use it yet: its batch additions would need the rest of an
- * addition in lanes too, as the IFMA flush has.
+ * binade (fp_x4_avx2.c). The lane products load the vector pipes and leave
+ * the integer multiplier idle, a MULX product the reverse: interleaved in
+ * one asm block (gen_fp_x4_avx2.py) the core runs both at once. `cuzk
+ * bench field` prints it ("fp_mul_x16_hybrid") against four MULX chains
+ * ("fp_mul_4chains"): on the Zen 4 development machine 15.0 ns against
+ * 21.6 ns a product, where sixteen lane products alone took 17.9 ns
+ * (BENCHMARKS.md "Lanes and MULX in one stream").
  *
  * Lane form: limb k (48 bits, R = 2^384 as cz_fp, so no conversion
  * product) of lane j is l[k][j]; values are kept lazily in [0, 2p).
@@ -58,30 +60,11 @@ static inline void cz__fp_from48(uint64_t q[6], const uint64_t o[8])
     q[5] = (o[6] >> 32) | (o[7] << 16);
 }
 
-/* True when the CPU (and OS) support AVX2 and FMA, and this build has the
- * kernel (x86-64, GCC or Clang). Every other function here may run only
- * when it is true. */
-bool cz__fp_x4_supported(void);
-
-/* Lane form of a[0..3] (canonical Montgomery elements). */
-void cz__fp_x4_pack(cz__fp_x4 *r, const cz_fp a[4]);
-/* Canonical elements of the four lanes (each < 2p on entry). */
-void cz__fp_x4_unpack(cz_fp r[4], const cz__fp_x4 *a);
-/* One lane: lane j (< 4) of r = a (canonical). */
-static inline void cz__fp_x4_set_lane(cz__fp_x4 *r, unsigned j, const cz_fp *a)
+/* r = q − p unless that borrows (q < 2p in, canonical out), chosen by mask:
+ * no branch on the value. */
+static inline void cz__fp_reduce_once(cz_fp *r, const uint64_t q[6])
 {
-    uint64_t o[8];
-    cz__fp_to48(o, a->l);
-    for (int k = 0; k < 8; k++) r->l[k][j] = o[k];
-}
-
-/* *r = lane j of a (< 2p), made canonical: q − p unless that borrows,
- * chosen by mask (no branch on the value). */
-static inline void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j)
-{
-    uint64_t o[8], q[6], s[6], bw = 0;
-    for (int k = 0; k < 8; k++) o[k] = a->l[k][j];
-    cz__fp_from48(q, o);
+    uint64_t s[6], bw = 0;
     for (int i = 0; i < 6; i++) {
         unsigned __int128 d = (unsigned __int128)q[i] - CZ_FP_MODULUS[i] - bw;
         s[i] = (uint64_t)d;
@@ -90,12 +73,58 @@ static inline void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j)
     uint64_t keep = 0 - bw;
     for (int i = 0; i < 6; i++) r->l[i] = (q[i] & keep) | (s[i] & ~keep);
 }
-/* Groups per product call (lanes: 4 × CZ_FP_X4_GROUPS). */
-#define CZ_FP_X4_GROUPS 4
-/* r[g] = a[g]·b[g]·2^-384 mod p in every lane of every group g: lanes of
- * a and b < 2p (as pack and this function leave them) give lanes of
- * r < 2p. r may alias a or b. */
-void cz__fp_x4_mul4(cz__fp_x4 r[CZ_FP_X4_GROUPS], const cz__fp_x4 a[CZ_FP_X4_GROUPS],
-                    const cz__fp_x4 b[CZ_FP_X4_GROUPS]);
+
+/* True when the CPU (and OS) support AVX2 and FMA, and this build has the
+ * kernel (x86-64, GCC or Clang). cz__fp_x16_mul may run only when it is
+ * true. (MULX and ADX come with every CPU that has AVX2 and FMA and no
+ * IFMA that this is meant for; the check asks for them too.) */
+bool cz__fp_x4_supported(void);
+
+/* One lane: lane j (< 4) of r = a (canonical). */
+static inline void cz__fp_x4_set_lane(cz__fp_x4 *r, unsigned j, const cz_fp *a)
+{
+    uint64_t o[8];
+    cz__fp_to48(o, a->l);
+    for (int k = 0; k < 8; k++) r->l[k][j] = o[k];
+}
+
+/* *r = lane j of a (< 2p), made canonical. */
+static inline void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j)
+{
+    uint64_t o[8], q[6];
+    for (int k = 0; k < 8; k++) o[k] = a->l[k][j];
+    cz__fp_from48(q, o);
+    cz__fp_reduce_once(r, q);
+}
+
+/* Sixteen values for one product call: values 0..4G-1 in the lanes (value
+ * i is lane i % 4 of group i / 4), the rest as plain six-limb elements
+ * for the MULX products. Both kinds are kept lazily in [0, 2p). The
+ * layout is the asm block's (fp_x4_avx2.c checks it). */
+#define CZ_FP_X4_GROUPS 2
+#define CZ_FP_X4_SCALARS 8
+#define CZ_FP_X16_N (4 * CZ_FP_X4_GROUPS + CZ_FP_X4_SCALARS)
+typedef struct {
+    cz__fp_x4 g[CZ_FP_X4_GROUPS];
+    cz_fp s[CZ_FP_X4_SCALARS];
+} cz__fp_x16;
+
+/* Value i (< CZ_FP_X16_N) of r = a (canonical, or < 2p). */
+static inline void cz__fp_x16_set(cz__fp_x16 *r, unsigned i, const cz_fp *a)
+{
+    if (i < 4 * CZ_FP_X4_GROUPS) cz__fp_x4_set_lane(&r->g[i / 4], i % 4, a);
+    else r->s[i - 4 * CZ_FP_X4_GROUPS] = *a;
+}
+
+/* *r = value i of a, made canonical. */
+static inline void cz__fp_x16_get(cz_fp *r, const cz__fp_x16 *a, unsigned i)
+{
+    if (i < 4 * CZ_FP_X4_GROUPS) cz__fp_x4_get_lane(r, &a->g[i / 4], i % 4);
+    else cz__fp_reduce_once(r, a->s[i - 4 * CZ_FP_X4_GROUPS].l);
+}
+
+/* r = a·b·2^-384 mod p, value by value: values of a and b < 2p give values
+ * of r < 2p. r may alias a or b. */
+void cz__fp_x16_mul(cz__fp_x16 *r, const cz__fp_x16 *a, const cz__fp_x16 *b);
 
 #endif

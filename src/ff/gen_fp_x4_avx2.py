@@ -1,39 +1,67 @@
 #!/usr/bin/env python3
-"""Generates src/ff/fp_x4_avx2_asm.h: the AVX2 + FMA Fp product on 16 lanes.
+"""Generates src/ff/fp_x4_avx2_asm.h: sixteen Fp products in one asm block,
+eight on AVX2 + FMA lanes and eight on the MULX/ADX multiplier.
 
 Run: python3 src/ff/gen_fp_x4_avx2.py > src/ff/fp_x4_avx2_asm.h
 
-The kernel is one GNU inline-asm block (fp_x4_avx2.c supplies the
-operands). Four independent groups of four lanes ("streams") run side by
-side so that each group's serial Montgomery chain (column c's m needs
-column c complete, which needs m of column c - 1) hides behind the other
-three: measured on Zen 4 (BENCHMARKS.md "AVX2 + FMA lanes"), one group
-takes 2.1x the time per product of four, two 1.4x, three 1.1x; five no
-longer fit the op cache. Four fill the 16 YMM registers (2 column sums per
-group, C1, CC, three temporaries shared by all groups: register renaming
-keeps them independent).
+Why two kinds of product in one block. The lane products keep the FMA and
+vector ALU pipes busy and leave the integer pipes idle; a MULX product is
+the reverse. Interleaving instruction by instruction lets the out-of-order
+core run both at once, so the block finishes sixteen products in less time
+than either kind alone would take for sixteen. Measured on Zen 4 (the IFMA
+lanes off; `cuzk bench field`, thread CPU time, the fastest of 30 rounds
+each; "v_s": v lane groups of four, s MULX products):
+    4_0 (the earlier all-lane kernel) 17.9 ns a product, 3_0 19.3,
+    2_8 15.0, 3_4 15.2, 3_5 15.0, 2_6 15.4, 2_4 17.7, 1_8 17.6,
+    against 21.6 ns for four independent MULX products alone.
+Past ~4,300 instructions the block no longer fits the op cache and halves
+in speed (4_4: 30.6 ns, 3_6: 29.8), so NS and KS are chosen together; 2_8
+is the fastest that fits and gives sixteen values a call.
 
-Layout, per group s (fp_x4_avx2.c fills it): the a limbs as doubles at
-w + 768s, the b limbs at w + 768s + 256, the m of each column stored at
-w + 768s + 512 as it is found. Constants at k (see K_* below). Results,
-eight 48-bit limbs of four lanes, to r0..r3.
+Lane groups ("streams"): each group's serial Montgomery chain (column c's
+m needs column c complete, which needs m of column c - 1) hides behind the
+other group and the MULX stream. Registers: 2 column sums per group, C1,
+CC, three temporaries shared by all groups (register renaming keeps them
+independent); the MULX products use nine general registers of their own
+(CIOS from gen_mont_adx.py, run one after another: renaming overlaps
+them) besides the three pointers w, k and r.
 
-Product scanning: column c adds lo(a_i·b_j) and lo(m_i·p_j) for i + j = c
-to its sum and the hi halves to the next column's; columns 0..7 then find
-m_c = sum·(-1/p) mod 2^48 and carry sum + lo(m_c·p_0) (= 0 mod 2^48) on;
-columns 8..15 give the result limbs. The split of a limb product and the
-bias bookkeeping are described in fp_x4_avx2.c.
+Layout (fp_x4_avx2.c fills it): group s's a limbs as doubles at w + 768s,
+its b limbs at w + 768s + 256, the m of each column stored at w + 768s +
+512 as it is found; MULX product j's operands (six 64-bit limbs each) at
+w + W_SCALAR + 96j and + 48. Constants at k (see K_* below), the
+modulus block of the MULX products (m, -1/m mod 2^64, 0) at k + K_MOD.
+Results to r: group s's eight 48-bit limbs of four lanes at r + 256s,
+product j's limbs at r + R_SCALAR + 48j (the struct cz__fp_x16).
+
+Lane products, product scanning: column c adds lo(a_i·b_j) and lo(m_i·p_j)
+for i + j = c to its sum and the hi halves to the next column's; columns
+0..7 then find m_c = sum·(-1/p) mod 2^48 and carry sum + lo(m_c·p_0) (= 0
+mod 2^48) on; columns 8..15 give the result limbs. The split of a limb
+product and the bias bookkeeping are described in fp_x4_avx2.c. The MULX
+products skip the final subtraction: operands < 2p give a result < 2p
+(a·b < 4p^2 < p·2^384), the lanes' contract.
 """
+import os
+import re
 import sys
 
-NS = 4
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_mont_adx import gen_mul  # noqa: E402
+
+NS = 2  # lane groups of four
+KS = 8  # MULX products
 # constant block offsets (bytes; each entry is four equal 64-bit lanes)
 K_C1, K_CC, K_PL, K_PH, K_M48, K_E52, K_TWO52, K_BC2, K_OFF62 = (32 * i for i in range(9))
 def K_P(j): return 288 + 32 * j          # p's limbs as doubles
 def K_BPRE(c): return 544 + 32 * c       # column c's bias before m_c (c < 8)
 def K_BCOL(c): return 800 + 32 * (c - 8) # column c's bias (c >= 8)
-K_BYTES = 1056
+K_MOD = 1056                             # the MULX products' modulus block
+K_BYTES = K_MOD + 64
 W_GROUP = 768
+W_SCALAR = W_GROUP * NS                  # MULX operands
+W_BYTES = W_SCALAR + 96 * KS
+R_SCALAR = 256 * NS                      # MULX results
 def W_A(s, i): return W_GROUP * s + 32 * i
 def W_B(s, j): return W_GROUP * s + 256 + 32 * j
 def W_M(s, i): return W_GROUP * s + 512 + 32 * i
@@ -105,35 +133,66 @@ for c in range(16):
             e("vpsubq %s, %s, %s" % (kk(K_BCOL(c)), y(x), y(x)))   # column + 2^62
             if c < 15:
                 e("vpand %s, %s, %s" % (kk(K_M48), y(x), y(A)))
-                e("vmovdqa %s, %d(%%[r%d])" % (y(A), 32 * (c - 8), s))
+                e("vmovdqa %s, %d(%%[r])" % (y(A), 256 * s + 32 * (c - 8)))
                 e("vpsrlq $48, %s, %s" % (y(x), y(x)))
                 e("vpaddq %s, %s, %s" % (y(x), y(nxt[s]), y(nxt[s])))
             else:
                 e("vpsubq %s, %s, %s" % (kk(K_OFF62), y(x), y(x)))
-                e("vmovdqa %s, %d(%%[r%d])" % (y(x), 32 * 7, s))
+                e("vmovdqa %s, %d(%%[r])" % (y(x), 256 * s + 32 * 7))
         # the next column's sum becomes this one; the old register is zeroed
         cur[s], nxt[s] = nxt[s], cur[s]
         if c < 15:
             e("vpxor %s, %s, %s" % (y(nxt[s]), y(nxt[s]), y(nxt[s])))
 
+# The MULX products, one after another, their operands and modulus
+# rebased onto w and k, each result stored to r.
+scal = []
+for j in range(KS):
+    L, acc = gen_mul(6)
+    base = W_SCALAR + 96 * j
+    for l in L:
+        l = re.sub(r"(\d+)\(%\[a\]\)", lambda m: "%d(%%[w])" % (int(m.group(1)) + base), l)
+        l = re.sub(r"(\d+)\(%\[b\]\)", lambda m: "%d(%%[w])" % (int(m.group(1)) + base + 48), l)
+        l = re.sub(r"(\d+)\(%\[m\]\)", lambda m: "%d(%%[k])" % (int(m.group(1)) + K_MOD), l)
+        assert "%[a]" not in l and "%[b]" not in l and "%[m]" not in l, l
+        scal.append(l)
+    for k in range(6):
+        scal.append("movq %%[%s], %d(%%[r])" % (acc[k], R_SCALAR + 48 * j + 8 * k))
+
+# Interleave: after lane instruction i, the MULX stream has advanced to
+# (i + 1)/len(out) of its length. Vector instructions leave the flags
+# alone, so the ADCX/ADOX chains survive them.
+body, j = [], 0
+for i, l in enumerate(out):
+    body.append(l)
+    while j < (i + 1) * len(scal) // len(out):
+        body.append(scal[j])
+        j += 1
+body += scal[j:]
+
 print("/*")
 print(" * GENERATED by src/ff/gen_fp_x4_avx2.py — do not edit by hand.")
 print(" *")
-print(" * The AVX2 + FMA Fp Montgomery product of %d groups of four lanes" % NS)
-print(" * (%d instructions), for fp_x4_avx2.c; see the generator for the layout." % len(out))
+print(" * %d Fp Montgomery products: %d groups of four AVX2 + FMA lanes and %d" % (4 * NS + KS, NS, KS))
+print(" * MULX products, interleaved (%d + %d instructions), for fp_x4_avx2.c;" % (len(out), len(scal)))
+print(" * see the generator for the layout.")
 print(" */")
 print("#ifndef CZ_FF_FP_X4_AVX2_ASM_H")
 print("#define CZ_FF_FP_X4_AVX2_ASM_H")
 print()
 print("#define CZ_FP_X4_ASM_GROUPS %d" % NS)
+print("#define CZ_FP_X4_ASM_SCALARS %d" % KS)
 print("#define CZ_FP_X4_ASM_K_BYTES %d" % K_BYTES)
 for nm, off in (("C1", K_C1), ("CC", K_CC), ("PINV_LO", K_PL), ("PINV_HI", K_PH), ("M48", K_M48),
                 ("E52", K_E52), ("TWO52", K_TWO52), ("BITS_C2", K_BC2), ("OFF62", K_OFF62),
-                ("P", K_P(0)), ("BIAS_PRE", K_BPRE(0)), ("BIAS_COL8", K_BCOL(8))):
+                ("P", K_P(0)), ("BIAS_PRE", K_BPRE(0)), ("BIAS_COL8", K_BCOL(8)), ("MOD", K_MOD)):
     print("#define CZ_FP_X4_ASM_K_%s %d" % (nm, off))
 print("#define CZ_FP_X4_ASM_W_GROUP %d" % W_GROUP)
+print("#define CZ_FP_X4_ASM_W_SCALAR %d" % W_SCALAR)
+print("#define CZ_FP_X4_ASM_W_BYTES %d" % W_BYTES)
+print("#define CZ_FP_X4_ASM_R_SCALAR %d" % R_SCALAR)
 print("#define CZ_FP_X4_ASM_BODY \\")
-for l in out:
+for l in body:
     print('    "%s\\n\\t" \\' % l)
 print('    ""')
 print()

@@ -2,6 +2,8 @@
 """Generates src/ff/mont_adx.h: MULX/ADX Montgomery kernels (inline asm).
 
 Run: python3 src/ff/gen_mont_adx.py > src/ff/mont_adx.h
+(gen_fp_x4_avx2.py imports gen_mul for the MULX products it interleaves
+with its lane products.)
 The generated kernels are plain GNU inline asm (no -m flags needed: the
 assembler accepts MULX/ADCX/ADOX whatever the target), so they build with
 any x86-64 gcc or clang; ff_dispatch.c only runs them when CPUID reports
@@ -273,16 +275,21 @@ def emit_sqr(N, name):
     return "\n".join(out)
 
 
-print(HDR)
-print(emit_mul(4, "cz_adx_mont_mul4"))
-print()
-print(emit_mul(6, "cz_adx_mont_mul6"))
-print()
-print("/* r = (a[0..N-1]·b[0..N-1] + a[N..2N-1]·b[N..2N-1])·R^-1 mod m: a sum of two")
-print(" * products for one reduction (Fp2 multiplication). Inputs < m. */")
-print(emit_mul(6, "cz_adx_mont_mulsum6", sum=True))
-print()
-for n in (4, 6):
-    print(emit_sqr(n, "cz_adx_mont_sqr%d" % n))
+def main():
+    print(HDR)
+    print(emit_mul(4, "cz_adx_mont_mul4"))
     print()
-print(FTR)
+    print(emit_mul(6, "cz_adx_mont_mul6"))
+    print()
+    print("/* r = (a[0..N-1]·b[0..N-1] + a[N..2N-1]·b[N..2N-1])·R^-1 mod m: a sum of two")
+    print(" * products for one reduction (Fp2 multiplication). Inputs < m. */")
+    print(emit_mul(6, "cz_adx_mont_mulsum6", sum=True))
+    print()
+    for n in (4, 6):
+        print(emit_sqr(n, "cz_adx_mont_sqr%d" % n))
+        print()
+    print(FTR)
+
+
+if __name__ == "__main__":
+    main()

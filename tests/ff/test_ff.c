@@ -1021,23 +1021,25 @@ static void fp2_body(void **state)
     mpz_clear(P);
 }
 
-/* ---- the 16-lane AVX2 + FMA product (ff/fp_x4.h) vs GMP ---------------- */
+/* ---- the sixteen-value product, AVX2 + FMA lanes and MULX (ff/fp_x4.h),
+ * vs GMP ------------------------------------------------------------------ */
 
-enum { X4_LANES = 4 * CZ_FP_X4_GROUPS };
+enum { X4_LANES = CZ_FP_X16_N };
 
-static void x4_pack_all(cz__fp_x4 x[CZ_FP_X4_GROUPS], const cz_fp v[X4_LANES])
+static void x4_pack_all(cz__fp_x16 *x, const cz_fp v[X4_LANES])
 {
-    for (unsigned g = 0; g < CZ_FP_X4_GROUPS; g++) cz__fp_x4_pack(&x[g], v + 4 * g);
+    for (unsigned l = 0; l < X4_LANES; l++) cz__fp_x16_set(x, l, &v[l]);
 }
 
-static void x4_unpack_all(cz_fp v[X4_LANES], const cz__fp_x4 x[CZ_FP_X4_GROUPS])
+static void x4_unpack_all(cz_fp v[X4_LANES], const cz__fp_x16 *x)
 {
-    for (unsigned g = 0; g < CZ_FP_X4_GROUPS; g++) cz__fp_x4_unpack(v + 4 * g, &x[g]);
+    for (unsigned l = 0; l < X4_LANES; l++) cz__fp_x16_get(&v[l], x, l);
 }
 
-/* Lane products of every edge and random value against another one, then
- * chains x = y·x (and y = y²) that feed the lazily reduced lane form
- * (< 2p) back in, the result written over an input. */
+/* Products of every edge and random value against another one, in every
+ * one of the sixteen places (lanes and MULX slots), then chains x = y·x
+ * (and y = y²) that feed the lazily reduced form (< 2p) back in, the
+ * result written over an input. */
 static void fp_x4_lanes(void **state)
 {
     (void)state;
@@ -1051,25 +1053,28 @@ static void fp_x4_lanes(void **state)
     mpz_t *v = make_values(f, NRAND, &n), m, w;
     mpz_inits(m, w, NULL);
     modulus(m, f);
-    cz__fp_x4 xa[CZ_FP_X4_GROUPS], xb[CZ_FP_X4_GROUPS];
+    static cz__fp_x16 xa, xb; /* static: 896 bytes each, aligned */
     cz_fp a[X4_LANES], b[X4_LANES], r[X4_LANES];
-    for (size_t i = 0; i + X4_LANES <= n; i += X4_LANES) {
-        size_t jb[X4_LANES];
-        for (unsigned l = 0; l < X4_LANES; l++) {
-            jb[l] = (7 * (i + l) + 3) % n;
-            from_mpz((elem *)&a[l], f, v[i + l]);
-            from_mpz((elem *)&b[l], f, v[jb[l]]);
+    /* every value in every place: shifted by one place per round */
+    for (size_t sh = 0; sh < X4_LANES; sh++)
+        for (size_t i = 0; i + X4_LANES <= n; i += X4_LANES) {
+            size_t ja[X4_LANES], jb[X4_LANES];
+            for (unsigned l = 0; l < X4_LANES; l++) {
+                ja[l] = i + (l + sh) % X4_LANES;
+                jb[l] = (7 * ja[l] + 3 + sh) % n;
+                from_mpz((elem *)&a[l], f, v[ja[l]]);
+                from_mpz((elem *)&b[l], f, v[jb[l]]);
+            }
+            x4_pack_all(&xa, a);
+            x4_pack_all(&xb, b);
+            cz__fp_x16_mul(&xa, &xa, &xb);
+            x4_unpack_all(r, &xa);
+            for (unsigned l = 0; l < X4_LANES; l++) {
+                mpz_mul(w, v[ja[l]], v[jb[l]]);
+                mpz_mod(w, w, m);
+                assert_elem_mpz(f, (const elem *)&r[l], w, l < 4 * CZ_FP_X4_GROUPS ? "x16 lane mul" : "x16 mulx mul");
+            }
         }
-        x4_pack_all(xa, a);
-        x4_pack_all(xb, b);
-        cz__fp_x4_mul4(xa, xa, xb);
-        x4_unpack_all(r, xa);
-        for (unsigned l = 0; l < X4_LANES; l++) {
-            mpz_mul(w, v[i + l], v[jb[l]]);
-            mpz_mod(w, w, m);
-            assert_elem_mpz(f, (const elem *)&r[l], w, "x4 mul");
-        }
-    }
     /* chains from the last values (random ones) */
     mpz_t want[X4_LANES], y[X4_LANES];
     for (unsigned l = 0; l < X4_LANES; l++) {
@@ -1078,23 +1083,23 @@ static void fp_x4_lanes(void **state)
         from_mpz((elem *)&a[l], f, want[l]);
         from_mpz((elem *)&b[l], f, y[l]);
     }
-    x4_pack_all(xa, a);
-    x4_pack_all(xb, b);
+    x4_pack_all(&xa, a);
+    x4_pack_all(&xb, b);
     for (int step = 0; step < 300; step++) {
-        cz__fp_x4_mul4(xa, xb, xa);
+        cz__fp_x16_mul(&xa, &xb, &xa);
         for (unsigned l = 0; l < X4_LANES; l++) {
             mpz_mul(want[l], want[l], y[l]);
             mpz_mod(want[l], want[l], m);
         }
         if (step % 3 == 2) { /* squares too */
-            cz__fp_x4_mul4(xb, xb, xb);
+            cz__fp_x16_mul(&xb, &xb, &xb);
             for (unsigned l = 0; l < X4_LANES; l++) {
                 mpz_mul(y[l], y[l], y[l]);
                 mpz_mod(y[l], y[l], m);
             }
         }
-        x4_unpack_all(r, xa);
-        for (unsigned l = 0; l < X4_LANES; l++) assert_elem_mpz(f, (const elem *)&r[l], want[l], "x4 chain");
+        x4_unpack_all(r, &xa);
+        for (unsigned l = 0; l < X4_LANES; l++) assert_elem_mpz(f, (const elem *)&r[l], want[l], "x16 chain");
     }
     for (unsigned l = 0; l < X4_LANES; l++) mpz_clears(want[l], y[l], NULL);
     mpz_clears(m, w, NULL);
