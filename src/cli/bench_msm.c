@@ -27,6 +27,12 @@
  * MSM beside the plain one, one of each per round (interleaved, the order
  * alternating), for --samples rounds: the build time, the set's bytes,
  * both medians (wall and process CPU) and plain / tables.
+ *
+ * --vs-scalar times the MSM with its SIMD lanes (those CUZK_MSM_LANES
+ * picks) and without (--no-simd's scalar flush) in the same way, one of
+ * each per round, and prints both medians and the median over the rounds
+ * of the pair's CPU-time ratio: on a machine whose speed drifts, the
+ * ratio of two runs seconds apart is steadier than either figure.
  */
 #include "bench_util.h"
 #include "opts.h"
@@ -274,6 +280,52 @@ out:                                                                            
     free(s);                                                                                   \
     free(w);                                                                                   \
     return rc;                                                                                 \
+}                                                                                              \
+/* --vs-scalar: rounds of one MSM with lanes and one without (order       */ \
+/* alternating); medians of the wall and CPU times of each (k = 0: lanes, */ \
+/* 1: scalar) and of the rounds' CPU ratios scalar / lanes.               */ \
+static int G##_vs_scalar(size_t n, int zeros, int ones, cz_pool *pool, cz_msm_opts *o,       \
+                         int samples, double ms[2], double cpu[2], double *ratio)             \
+{                                                                                              \
+    cz_##G##_affine *b = malloc(n * sizeof *b);                                                \
+    cz_scalar *s = malloc(n * sizeof *s);                                                      \
+    double *w = malloc(5 * (size_t)samples * sizeof *w);                                       \
+    int rc = 1;                                                                                \
+    if (b && s && w) {                                                                         \
+        G##_make_bases(b, n);                                                                  \
+        rand_scalars(s, n, zeros, ones);                                                       \
+        cz_##G##_jac r[2];                                                                     \
+        rc = 0;                                                                                \
+        for (int k = 0; k < 2 && !rc; k++) { /* a warm-up of each; the two must agree */       \
+            o->no_simd = k;                                                                    \
+            rc = cz_msm_##G(&r[k], b, s, n, pool, o) != CZ_OK;                                 \
+        }                                                                                      \
+        if (!rc && !cz_##G##_jac_eq(&r[0], &r[1])) {                                           \
+            fprintf(stderr, "cuzk bench msm: the lanes disagree with the scalar flush\n");     \
+            rc = 1;                                                                            \
+        }                                                                                      \
+        for (int i = 0; i < samples && !rc; i++)                                               \
+            for (int q = 0; q < 2 && !rc; q++) {                                               \
+                int k = (q + i) & 1;                                                           \
+                o->no_simd = k;                                                                \
+                double a0 = cz_now_ns(), c0 = process_cpu_ms();                                \
+                if (cz_msm_##G(&r[k], b, s, n, pool, o) != CZ_OK) rc = 1;                      \
+                w[(size_t)k * samples + i] = (cz_now_ns() - a0) / 1e6;                         \
+                w[(size_t)(2 + k) * samples + i] = process_cpu_ms() - c0;                      \
+            }                                                                                  \
+        for (int i = 0; i < samples && !rc; i++)                                               \
+            w[(size_t)4 * samples + i] = w[(size_t)3 * samples + i] / w[(size_t)2 * samples + i]; \
+        o->no_simd = false;                                                                    \
+        for (int k = 0; k < 2 && !rc; k++) {                                                   \
+            ms[k] = median_ms(w + (size_t)k * samples, samples);                               \
+            cpu[k] = median_ms(w + (size_t)(2 + k) * samples, samples);                        \
+        }                                                                                      \
+        if (!rc) *ratio = median_ms(w + (size_t)4 * samples, samples);                         \
+    }                                                                                          \
+    free(b);                                                                                   \
+    free(s);                                                                                   \
+    free(w);                                                                                   \
+    return rc;                                                                                 \
 }
 
 BENCH_GROUP(g1)
@@ -292,12 +344,13 @@ static const cz_opt msm_opts[] = {
     CZ_NUM("--sweep", "W", 0, 8, "also time every window within W of the automatic one (interleaved)"),
     CZ_NUM("--tables", "T", 0, CZ_MSM_MAX_TABLES, "also time a table set of T tables of ceil(256/T) bits (0: none)"),
     CZ_FLAG("--no-simd", "no SIMD lanes (CUZK_MSM_LANES picks which otherwise)"),
+    CZ_FLAG("--vs-scalar", "time the MSM with its lanes and with the scalar flush, interleaved"),
     CZ_FLAG("--json", "JSON instead of a table"),
     {0},
 };
 static const cz_cmd msm_cmd = {
     .name = "cuzk bench msm",
-    .synopsis = "--group g1|g2 (--log-n K | --points N) --threads T [--window C] [--buckets auto|xyzz|affine]\n        [--samples S] [--zeros PCT] [--ones PCT] [--sweep W] [--tables T] [--no-simd] [--json]",
+    .synopsis = "--group g1|g2 (--log-n K | --points N) --threads T [--window C] [--buckets auto|xyzz|affine]\n        [--samples S] [--zeros PCT] [--ones PCT] [--sweep W] [--tables T] [--no-simd | --vs-scalar] [--json]",
     .opts = msm_opts,
 };
 
@@ -358,6 +411,7 @@ int cz_bench_msm(int argc, char **argv)
     long tables = cz_opt_num(&oa, "--tables", 0);
     bool json = cz_opt_flag(&oa, "--json");
     bool no_simd = cz_opt_flag(&oa, "--no-simd");
+    bool vs_scalar = cz_opt_flag(&oa, "--vs-scalar");
     bool g2 = !strcmp(group, "g2");
     if (!g2 && strcmp(group, "g1")) return cz_usage_error(&msm_cmd, "--group: expected g1 or g2, got '%s'", group);
     if (strcmp(bk, "auto") && strcmp(bk, "xyzz") && strcmp(bk, "affine"))
@@ -366,6 +420,8 @@ int cz_bench_msm(int argc, char **argv)
         return cz_usage_error(&msm_cmd, "--points and --log-n exclude each other");
     if (sweep && window) return cz_usage_error(&msm_cmd, "--sweep and --window exclude each other");
     if (sweep && tables) return cz_usage_error(&msm_cmd, "--sweep and --tables exclude each other");
+    if (vs_scalar && (sweep || tables || no_simd))
+        return cz_usage_error(&msm_cmd, "--vs-scalar excludes --sweep, --tables and --no-simd");
     if (tables == 1) return cz_usage_error(&msm_cmd, "--tables: 1 table is the plain MSM; expected 2..%d, got 1",
                                            CZ_MSM_MAX_TABLES);
     if (zeros + ones > 100) return cz_usage_error(&msm_cmd, "--zeros + --ones: at most 100 percent, got %ld", zeros + ones);
@@ -445,6 +501,32 @@ int cz_bench_msm(int argc, char **argv)
         cz_bench_report_add(r, name, tms[0] / tms[1], "x", "\"clock\":\"wall\"");
         snprintf(name, sizeof name, "msm_%s_%s_t%ld_plain_vs_tables%ld_cpu", group, size, threads, tables);
         cz_bench_report_add(r, name, tcpu[0] / tcpu[1], "x", "\"clock\":\"cpu\"");
+        return cz_bench_report_finish(r);
+    }
+    if (vs_scalar) {
+        double vms[2] = {0, 0}, vcpu[2] = {0, 0}, ratio = 0;
+        int vrc = g2 ? g2_vs_scalar(n, (int)zeros, (int)ones, pool, &o, (int)samples, vms, vcpu, &ratio)
+                     : g1_vs_scalar(n, (int)zeros, (int)ones, pool, &o, (int)samples, vms, vcpu, &ratio);
+        cz_pool_destroy(pool);
+        if (vrc) {
+            fprintf(stderr, "cuzk bench msm: out of memory or MSM error\n");
+            return 1;
+        }
+        const char *lanes = cz__msm_lanes_name(cz__msm_lanes());
+        cz_bench_report *r = cz_bench_report_new("msm", json);
+        char name[96], extra[256];
+        snprintf(extra, sizeof extra, "\"lanes\":\"%s\",\"window\":%u,\"samples\":%ld", lanes, info.window,
+                 samples);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_lanes", group, size, threads);
+        cz_bench_report_add(r, name, vms[0], "ms", extra);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_lanes_cpu", group, size, threads);
+        cz_bench_report_add(r, name, vcpu[0], "ms", NULL);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_scalar", group, size, threads);
+        cz_bench_report_add(r, name, vms[1], "ms", NULL);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_scalar_cpu", group, size, threads);
+        cz_bench_report_add(r, name, vcpu[1], "ms", NULL);
+        snprintf(name, sizeof name, "msm_%s_%s_t%ld_scalar_vs_lanes_cpu", group, size, threads);
+        cz_bench_report_add(r, name, ratio, "x", "\"clock\":\"cpu\",\"of\":\"median of the rounds' ratios\"");
         return cz_bench_report_finish(r);
     }
     double ms = 0, cpu = 0, madd = 0;

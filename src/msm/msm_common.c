@@ -43,8 +43,7 @@ const char *cz__msm_lanes_name(cz_msm_lanes k)
 
 size_t cz__msm_g1_lanes_scratch(unsigned cap)
 {
-    /* the two flushes' needs happen to agree (six values of 384 bytes
-     * per entry); the larger, should they part */
+    /* the larger of the two flushes' needs (six values per entry each) */
     size_t a = cz__msm_g1_x8_scratch(cap), b = cz__msm_g1_x16_scratch(cap);
     return a > b ? a : b;
 }

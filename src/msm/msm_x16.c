@@ -1,35 +1,37 @@
 /*
- * Batch-affine G1 bucket additions on sixteen AVX2 + FMA lanes, for CPUs
- * without AVX-512 IFMA (AMD Zen 3 and older, most providers' servers).
- * Opt-in (CUZK_MSM_LANES=avx2; msm_internal.h), and why it is not the
- * default, measured on the development machine (Zen 4 with the IFMA
- * lanes switched off, G1 2^16, one thread, CPU time): this flush 281–289
- * ms against the scalar MULX flush's 275–277 ms. The lane kernel is 58 %
- * of it at ~19 ns a product in place (17 ns alone, against 22.6 ns for
- * MULX), and what the scalar flush does not pay — repacking every
- * coordinate into lanes and back (11 %), subtractions and conditional
- * subtractions in lanes (8 %) — takes the rest of the gain. A CPU whose
- * FMA units do better against its MULX (or a faster kernel) can turn it
- * on; test_msm runs against it too (test_msm_avx2).
+ * Batch-affine G1 bucket additions sixteen at a time, eight on AVX2 + FMA
+ * lanes and eight on MULX/ADX in one instruction stream (ff/fp_x4.h), for
+ * CPUs without AVX-512 IFMA (AMD Zen 3 and older, most providers'
+ * servers). Chosen by CUZK_MSM_LANES (msm_internal.h); see
+ * cz__msm_lanes for the default and BENCHMARKS.md ("Lanes and MULX in
+ * one stream") for the figures that set it.
+ *
+ * Why both: a lane product alone (four groups of four lanes) was 1.2× a
+ * MULX product's throughput and the flush built on it lost that gain to
+ * repacking every coordinate into lanes and back; the lanes use the vector
+ * pipes and MULX the integer ones, so one block that interleaves eight
+ * lane products with eight MULX products finishes sixteen in ~70 % of the
+ * time of sixteen MULX products, and only half the values are repacked.
  *
  * How: the batch-affine addition is six Fp products and a few
- * subtractions; the double-precision lane kernel (ff/fp_x4.h: exact
- * 48-bit limb products from two FMAs) takes sixteen lanes per call. So,
- * as the IFMA flush (msm_x8.c) does with eight lanes, the batch is
- * computed sixteen additions at a time: lane l of group g holds entry
- * 16g + l, the prefix products of the batched inversion run as sixteen
- * interleaved chains, one scalar inversion serves them all, and λ, x3,
- * y3 and the subtractions around them are computed in the lanes.
+ * subtractions. As the IFMA flush (msm_x8.c) does with eight lanes, the
+ * batch is computed sixteen additions at a time: value l of group g is
+ * entry 16g + l (l < 8 in the lanes, the rest as six-limb elements), the
+ * prefix products of the batched inversion run as sixteen interleaved
+ * chains, one scalar inversion serves them all, and λ, x3, y3 and the
+ * subtractions around them are computed value by value in their form.
  *
- * Values are the lane form of fp_x4.h (eight 48-bit limbs, R = 2^384),
- * lazily in [0, 2p) where they feed a product (the kernel's contract:
- * both operands < 2p); x3 and y3 are made canonical before they go back
- * to the buckets, whose x the scalar code compares limb by limb.
+ * Lane values are the lane form of fp_x4.h (eight 48-bit limbs, R =
+ * 2^384), lazily in [0, 2p) where they feed a product (the kernel's
+ * contract: both operands < 2p); x3 and y3 are made canonical before they
+ * go back to the buckets, whose x the scalar code compares limb by limb.
  * den = x2 − x1 + p and num = y2 − y1 + p are in (0, 2p);
  * λ² − x1 − x2 + 2p is in (0, 4p), which two conditional subtractions
  * (2p, then p) make canonical (x1 − x3 needs it in the lanes);
  * λ(x1 − x3 + p) − y1 + p is in (0, 3p): one subtraction of 2p, and the
- * store's own reduction (cz__fp_x4_get_lane) does the last.
+ * store's own reduction (cz__fp_x16_get) does the last. The MULX values
+ * are products < 2p or canonical: a subtraction reduces its first operand
+ * once (its second is always canonical) and leaves a canonical result.
  */
 #include "msm_internal.h"
 
@@ -43,13 +45,13 @@
 
 #define TGT __attribute__((target("avx2,fma")))
 #define M48 ((UINT64_C(1) << 48) - 1)
-#define NG CZ_FP_X4_GROUPS       /* kernel groups per call */
-#define NL (4 * CZ_FP_X4_GROUPS) /* lanes */
+#define NG CZ_FP_X4_GROUPS  /* lane groups per call */
+#define NS CZ_FP_X4_SCALARS /* MULX values per call */
+#define NL CZ_FP_X16_N      /* values per call */
 
-/* Sixteen Fp values: lane l is g[l / 4], lane l % 4. */
-typedef struct {
-    cz__fp_x4 g[NG];
-} f16;
+/* Sixteen Fp values: value l < 4·NG is lane l % 4 of g[l / 4], the rest
+ * s[l - 4·NG]. */
+typedef cz__fp_x16 f16;
 
 /* Radix-2^48 constants (from CZ_FP_MODULUS, CZ_FP_ONE). */
 static uint64_t P48[8], P2_48[8];
@@ -91,9 +93,10 @@ TGT static inline void g_norm(cz__fp_x4 *r, __m256i t[8])
     _mm256_store_si256((__m256i *)r->l[7], t[7]);
 }
 
-/* r = a − b + K (K: a multiple of p in radix 2^48, large enough that the
- * result is non-negative), all sixteen lanes. */
-TGT static void f16_sub(f16 *r, const f16 *a, const f16 *b, const uint64_t K[8])
+/* Lanes: r = a − b + K (K: a multiple of p in radix 2^48, large enough
+ * that the result is non-negative). MULX values: r = a − b mod p,
+ * canonical; b canonical, a canonical or, when lazy, < 2p (a product). */
+TGT static void f16_sub(f16 *r, const f16 *a, const f16 *b, const uint64_t K[8], bool lazy)
 {
     for (int g = 0; g < NG; g++) {
         __m256i t[8];
@@ -105,9 +108,16 @@ TGT static void f16_sub(f16 *r, const f16 *a, const f16 *b, const uint64_t K[8])
                 _mm256_load_si256((const __m256i *)b->g[g].l[k]));
         g_norm(&r->g[g], t);
     }
+    for (int j = 0; j < NS; j++) {
+        cz_fp t;
+        if (lazy) cz__fp_reduce_once(&t, a->s[j].l);
+        else t = a->s[j];
+        cz_fp_sub(&r->s[j], &t, &b->s[j]);
+    }
 }
 
-/* r = r − K where r >= K, lane by lane. */
+/* r = r − K where r >= K, lane by lane (the MULX values are canonical
+ * where this is asked). */
 TGT static void f16_csub(f16 *r, const uint64_t K[8])
 {
     for (int g = 0; g < NG; g++) {
@@ -128,27 +138,23 @@ TGT static void f16_csub(f16 *r, const uint64_t K[8])
     }
 }
 
-static void f16_mul(f16 *r, const f16 *a, const f16 *b) { cz__fp_x4_mul4(r->g, a->g, b->g); }
+static void f16_mul(f16 *r, const f16 *a, const f16 *b) { cz__fp_x16_mul(r, a, b); }
 
-static inline void f16_set(f16 *a, unsigned lane, const cz_fp *x)
-{
-    cz__fp_x4_set_lane(&a->g[lane / 4], lane % 4, x);
-}
-static inline void f16_get(cz_fp *x, const f16 *a, unsigned lane)
-{
-    cz__fp_x4_get_lane(x, &a->g[lane / 4], lane % 4);
-}
+static inline void f16_set(f16 *a, unsigned l, const cz_fp *x) { cz__fp_x16_set(a, l, x); }
+static inline void f16_get(cz_fp *x, const f16 *a, unsigned l) { cz__fp_x16_get(x, a, l); }
 
-/* Scratch: per group of sixteen the prefix product, den, num, x1, y1, x2. */
-size_t cz__msm_g1_x16_scratch(unsigned cap) { return ((size_t)cap + NL - 1) / NL * 6 * sizeof(f16) + 64; }
+/* Scratch: per group of sixteen the prefix product, den, num, x1, y1, x2;
+ * one more prefix product (the chains' end). */
+size_t cz__msm_g1_x16_scratch(unsigned cap) { return (((size_t)cap + NL - 1) / NL * 6 + 1) * sizeof(f16) + 64; }
 
 void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
 {
     const unsigned G = (n + NL - 1) / NL;
     f16 *pre = (f16 *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    f16 *den = pre + G, *num = den + G, *x1 = num + G, *y1 = x1 + G, *x2 = y1 + G;
-    f16 acc; /* the sixteen prefix-product chains, < 2p */
-    for (unsigned l = 0; l < NL; l++) f16_set(&acc, l, &CZ_FP_ONE);
+    f16 *den = pre + G + 1, *num = den + G, *x1 = num + G, *y1 = x1 + G, *x2 = y1 + G;
+    /* the sixteen prefix-product chains (< 2p), written in place: pre[g]
+     * is the product of den[0..g-1] */
+    for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
 
     /* forward: gather, den, num, the prefix products */
     for (unsigned g = 0; g < G; g++) {
@@ -165,8 +171,8 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
             else ny = p->y;
             f16_set(&y2, l, &ny);
         }
-        f16_sub(&den[g], &x2[g], &x1[g], P48);
-        f16_sub(&num[g], &y2, &y1[g], P48);
+        f16_sub(&den[g], &x2[g], &x1[g], P48, false);
+        f16_sub(&num[g], &y2, &y1[g], P48, false);
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             if (i >= n) { /* padding: den = 1 keeps the chain invertible */
@@ -182,13 +188,12 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
                 f16_set(&num[g], l, &s);
             }
         }
-        pre[g] = acc;
-        f16_mul(&acc, &acc, &den[g]);
+        f16_mul(&pre[g + 1], &pre[g], &den[g]);
     }
 
     /* one inversion for the sixteen chains (batched in scalar) */
     cz_fp a[NL], pa[NL], inv, ti;
-    for (unsigned l = 0; l < NL; l++) f16_get(&a[l], &acc, l);
+    for (unsigned l = 0; l < NL; l++) f16_get(&a[l], &pre[G], l);
     pa[0] = a[0];
     for (unsigned l = 1; l < NL; l++) cz_fp_mul(&pa[l], &pa[l - 1], &a[l]);
     cz_fp_inv_var(&inv, &pa[NL - 1]);
@@ -207,13 +212,13 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
         f16_mul(&iv, &iv, &den[g]);
         f16_mul(&lam, &num[g], &ii);
         f16_mul(&t, &lam, &lam);
-        f16_sub(&x3, &t, &x1[g], P48);  /* (0, 3p) */
-        f16_sub(&x3, &x3, &x2[g], P48); /* (0, 4p) */
+        f16_sub(&x3, &t, &x1[g], P48, true);   /* (0, 3p) */
+        f16_sub(&x3, &x3, &x2[g], P48, false); /* (0, 4p) */
         f16_csub(&x3, P2_48);
         f16_csub(&x3, P48);
-        f16_sub(&t, &x1[g], &x3, P48);  /* (0, 2p) */
+        f16_sub(&t, &x1[g], &x3, P48, false);  /* (0, 2p) */
         f16_mul(&y3, &lam, &t);
-        f16_sub(&y3, &y3, &y1[g], P48); /* (0, 3p) */
+        f16_sub(&y3, &y3, &y1[g], P48, true);  /* (0, 3p) */
         f16_csub(&y3, P2_48);           /* (0, 2p): the store below makes it canonical */
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
