@@ -39,8 +39,9 @@ typedef enum { CZ_FF_AUTO = 0, CZ_FF_PORTABLE = 1, CZ_FF_ADX = 2 } cz_ff_backend
 /* True when this CPU has BMI2 and ADX. */
 bool cz_ff_adx_supported(void);
 /* True when this CPU (and OS) has AVX-512F and AVX-512 IFMA, used by the
- * eight-lane MSM and NTT kernels, and CUZK_NO_SIMD is not set in the
- * environment (which makes a process behave as on a CPU without them). */
+ * eight-lane MSM and NTT kernels, and neither CUZK_NO_SIMD (no SIMD path
+ * at all) nor CUZK_NO_IFMA (only IFMA off: what an AMD Zen 3 runs) is set
+ * in the environment. */
 bool cz_ff_ifma_supported(void);
 /* Force a back-end (CZ_FF_AUTO: best supported). Returns CZ_ERR_UNSUPPORTED
  * when ADX is requested on a CPU without it. Not thread safe: call before

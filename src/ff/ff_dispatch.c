@@ -30,8 +30,9 @@ bool cz_ff_adx_supported(void)
 bool cz_ff_ifma_supported(void)
 {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    /* CUZK_NO_SIMD (any value): behave as on a CPU without IFMA */
-    if (getenv("CUZK_NO_SIMD")) return false;
+    /* CUZK_NO_SIMD or CUZK_NO_IFMA (any value): behave as on a CPU
+     * without IFMA (CUZK_NO_IFMA leaves the other SIMD paths on: a Zen 3) */
+    if (getenv("CUZK_NO_SIMD") || getenv("CUZK_NO_IFMA")) return false;
     /* __builtin_cpu_supports also checks that the OS saves the ZMM state */
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");

@@ -31,7 +31,8 @@ __attribute__((constructor)) static void lanes_init(void)
             fprintf(stderr, "cuzk: CUZK_MSM_LANES=%s: expected ifma, avx2 or none; using none\n", want);
         g_lanes = lanes_supported(k) ? k : CZ_MSM_LANES_NONE;
     } else if (lanes_supported(CZ_MSM_LANES_IFMA)) g_lanes = CZ_MSM_LANES_IFMA;
-    else g_lanes = CZ_MSM_LANES_NONE; /* AVX2 only when asked: see msm_x16.c */
+    else if (lanes_supported(CZ_MSM_LANES_AVX2)) g_lanes = CZ_MSM_LANES_AVX2; /* 1.2-1.3x MULX: msm_x16.c */
+    else g_lanes = CZ_MSM_LANES_NONE;
 }
 
 cz_msm_lanes cz__msm_lanes(void) { return g_lanes; }

@@ -40,18 +40,19 @@
 /* Smallest batch handed to the eight-lane flush (below it the scalar one
  * is as fast: a lane group is padded to eight). */
 #define CZ_MSM_X8_MIN_BATCH 8u
-/* The sixteen-lane AVX2 + FMA G1 batch additions (msm_x16.c), for CPUs
- * without IFMA; built where the eight-lane ones are. */
+/* The sixteen-value G1 batch additions on AVX2 + FMA lanes and MULX
+ * (msm_x16.c), for CPUs without IFMA; built where the eight-lane ones are. */
 #define CZ_MSM_HAVE_X16 CZ_MSM_HAVE_X8
 /* Smallest batch handed to it (a group is padded to sixteen). */
 #define CZ_MSM_X16_MIN_BATCH 32u
 
 /* Which lanes the G1 batch additions run on, chosen once from the CPU:
- * IFMA where it is, else none (the scalar MULX flush). The AVX2 + FMA
- * lanes are opt-in: on the development machine they only tie with MULX
- * (msm_x16.c says why). CUZK_NO_SIMD (any value) selects none;
- * CUZK_MSM_LANES=ifma|avx2|none selects one (none when the CPU lacks it),
- * for comparisons on one machine. G2 uses lanes only when they are IFMA's. */
+ * IFMA where it is, else AVX2 + FMA with MULX (1.2-1.3x the scalar MULX
+ * flush on the development machine: msm_x16.c), else none (the scalar
+ * flush). CUZK_NO_SIMD (any value) selects none; CUZK_NO_IFMA rules IFMA
+ * out (as on a Zen 3); CUZK_MSM_LANES=ifma|avx2|none selects one (none
+ * when the CPU lacks it), for comparisons on one machine. G2 uses lanes
+ * only when they are IFMA's. */
 typedef enum { CZ_MSM_LANES_NONE, CZ_MSM_LANES_IFMA, CZ_MSM_LANES_AVX2 } cz_msm_lanes;
 cz_msm_lanes cz__msm_lanes(void);
 /* "ifma", "avx2" or "none" (benchmark reports). */

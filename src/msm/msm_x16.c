@@ -2,16 +2,22 @@
  * Batch-affine G1 bucket additions sixteen at a time, eight on AVX2 + FMA
  * lanes and eight on MULX/ADX in one instruction stream (ff/fp_x4.h), for
  * CPUs without AVX-512 IFMA (AMD Zen 3 and older, most providers'
- * servers). Chosen by CUZK_MSM_LANES (msm_internal.h); see
- * cz__msm_lanes for the default and BENCHMARKS.md ("Lanes and MULX in
- * one stream") for the figures that set it.
+ * servers): the default there (cz__msm_lanes; CUZK_MSM_LANES=none turns it
+ * off). On the development machine (Zen 4, IFMA ruled out with
+ * CUZK_NO_IFMA) it takes 0.8× the CPU time of the scalar MULX flush
+ * (BENCHMARKS.md "Lanes and MULX in one stream").
  *
  * Why both: a lane product alone (four groups of four lanes) was 1.2× a
- * MULX product's throughput and the flush built on it lost that gain to
- * repacking every coordinate into lanes and back; the lanes use the vector
- * pipes and MULX the integer ones, so one block that interleaves eight
- * lane products with eight MULX products finishes sixteen in ~70 % of the
- * time of sixteen MULX products, and only half the values are repacked.
+ * MULX product's throughput, and the flush built on it lost that gain to
+ * repacking every coordinate into lanes and back. The lanes use the
+ * vector pipes and MULX the integer ones, so one block that interleaves
+ * eight lane products with eight MULX products finishes sixteen products
+ * in ~0.7× the time of sixteen MULX products, and only half the values
+ * are repacked. The block is ~4,200 instructions, near what the op cache
+ * holds: called once per group between the gathers and subtractions it
+ * was evicted each time (~20 ns a product in place against 15 alone, and
+ * the flush no faster than MULX), so the flush runs in phases, each a
+ * loop over all groups, and the kernel calls come back to back.
  *
  * How: the batch-affine addition is six Fp products and a few
  * subtractions. As the IFMA flush (msm_x8.c) does with eight lanes, the
@@ -152,11 +158,16 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
     const unsigned G = (n + NL - 1) / NL;
     f16 *pre = (f16 *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     f16 *den = pre + G + 1, *num = den + G, *x1 = num + G, *y1 = x1 + G, *x2 = y1 + G;
-    /* the sixteen prefix-product chains (< 2p), written in place: pre[g]
-     * is the product of den[0..g-1] */
+    /* The work runs in phases, each a loop over the groups, so that the
+     * products run back to back (G or 2G kernel calls in a row) and the
+     * gathers and subtractions between them: one call per group between
+     * other code evicted the ~4,200-instruction kernel from the op cache
+     * (BENCHMARKS.md "Lanes and MULX in one stream"). Scratch is reused
+     * as values die: pre[g] becomes 1/den[g], num[g] λ, den[g] λ² and
+     * then y3, x2[g] x3, x1[g] x1 − x3. */
     for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
 
-    /* forward: gather, den, num, the prefix products */
+    /* gather: x1, y1, x2, den = x2 − x1, num = y2 − y1 */
     for (unsigned g = 0; g < G; g++) {
         f16 y2;
         for (unsigned l = 0; l < NL; l++) {
@@ -188,8 +199,9 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
                 f16_set(&num[g], l, &s);
             }
         }
-        f16_mul(&pre[g + 1], &pre[g], &den[g]);
     }
+    /* the sixteen prefix-product chains (< 2p): pre[g] = den[0]···den[g-1] */
+    for (unsigned g = 0; g < G; g++) f16_mul(&pre[g + 1], &pre[g], &den[g]);
 
     /* one inversion for the sixteen chains (batched in scalar) */
     cz_fp a[NL], pa[NL], inv, ti;
@@ -205,27 +217,37 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
     }
     f16_set(&iv, 0, &inv);
 
-    /* backward: λ = num/den, x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1 */
+    /* 1/den[g] = iv·pre[g], the chain walking down */
     for (unsigned g = G; g-- > 0;) {
-        f16 ii, lam, x3, y3, t;
-        f16_mul(&ii, &iv, &pre[g]);
+        f16_mul(&pre[g], &iv, &pre[g]);
         f16_mul(&iv, &iv, &den[g]);
-        f16_mul(&lam, &num[g], &ii);
-        f16_mul(&t, &lam, &lam);
-        f16_sub(&x3, &t, &x1[g], P48, true);   /* (0, 3p) */
-        f16_sub(&x3, &x3, &x2[g], P48, false); /* (0, 4p) */
-        f16_csub(&x3, P2_48);
-        f16_csub(&x3, P48);
-        f16_sub(&t, &x1[g], &x3, P48, false);  /* (0, 2p) */
-        f16_mul(&y3, &lam, &t);
-        f16_sub(&y3, &y3, &y1[g], P48, true);  /* (0, 3p) */
-        f16_csub(&y3, P2_48);           /* (0, 2p): the store below makes it canonical */
+    }
+    /* λ = num/den, λ² */
+    for (unsigned g = 0; g < G; g++) {
+        f16_mul(&num[g], &num[g], &pre[g]);
+        f16_mul(&den[g], &num[g], &num[g]);
+    }
+    /* x3 = λ² − x1 − x2 (canonical in the lanes too), x1 − x3 */
+    for (unsigned g = 0; g < G; g++) {
+        f16 t;
+        f16_sub(&t, &den[g], &x1[g], P48, true);    /* (0, 3p) */
+        f16_sub(&x2[g], &t, &x2[g], P48, false);    /* (0, 4p) */
+        f16_csub(&x2[g], P2_48);
+        f16_csub(&x2[g], P48);
+        f16_sub(&x1[g], &x1[g], &x2[g], P48, false); /* (0, 2p) */
+    }
+    /* y3 = λ(x1 − x3) */
+    for (unsigned g = 0; g < G; g++) f16_mul(&den[g], &num[g], &x1[g]);
+    /* y3 − y1, and both coordinates back to the buckets */
+    for (unsigned g = 0; g < G; g++) {
+        f16_sub(&den[g], &den[g], &y1[g], P48, true); /* (0, 3p) */
+        f16_csub(&den[g], P2_48);                     /* (0, 2p): the store makes it canonical */
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             if (i >= n) break;
             cz_g1_affine *b = &bk[e[i].b];
-            f16_get(&b->x, &x3, l);
-            f16_get(&b->y, &y3, l);
+            f16_get(&b->x, &x2[g], l);
+            f16_get(&b->y, &den[g], l);
         }
     }
 }

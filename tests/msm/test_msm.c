@@ -667,9 +667,27 @@ static void test_concat(void **state)
     free(s);
 }
 
+/* The lanes the environment asks for are the ones that run: without IFMA
+ * (CUZK_NO_IFMA) a CPU with AVX2, FMA and ADX takes the AVX2 + MULX
+ * flush, so test_msm_avx2 really tests it; CUZK_NO_SIMD takes none. */
+static void test_lanes_selection(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cz_ff_adx_supported();
+#else
+    bool avx2 = false;
+#endif
+    if (getenv("CUZK_NO_SIMD")) assert_false(cz_msm_simd_available());
+    else if (getenv("CUZK_NO_IFMA") && !getenv("CUZK_MSM_LANES")) assert_int_equal(cz_msm_simd_available(), avx2);
+    else if (cz_ff_ifma_supported() && !getenv("CUZK_MSM_LANES")) assert_true(cz_msm_simd_available());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lanes_selection),
         cmocka_unit_test(test_scalars_from_fr),
         cmocka_unit_test(test_small_n),
         cmocka_unit_test(test_edge_cases),
