@@ -193,14 +193,14 @@ static inline void dt_cleanup(dt_daemon *d)
     rmdir(d->dir);
 }
 
-/* One request; returns the HTTP status, *json = parsed body (or NULL). */
-static inline int dt_call_tok(const dt_daemon *d, const char *token, const char *method, const char *path,
-                              const char *body, json_t **json)
+/* One request, answered within timeout_ms; returns the HTTP status,
+ * *json = parsed body (or NULL). */
+static inline int dt_call_tok_ms(const dt_daemon *d, const char *token, const char *method, const char *path,
+                                 const char *body, json_t **json, int timeout_ms)
 {
     cz_http_response r;
     cz_errbuf err;
-    cz_status st = cz_http_call(d->addr, token, method, path, body, body ? strlen(body) : 0,
-                                30000 * DT_SLOW, &r, &err);
+    cz_status st = cz_http_call(d->addr, token, method, path, body, body ? strlen(body) : 0, timeout_ms, &r, &err);
     if (st != CZ_OK)
         fail_msg("%s %s: %s", method, path, err.msg);
     if (json) {
@@ -214,10 +214,25 @@ static inline int dt_call_tok(const dt_daemon *d, const char *token, const char 
     return code;
 }
 
+static inline int dt_call_tok(const dt_daemon *d, const char *token, const char *method, const char *path,
+                              const char *body, json_t **json)
+{
+    return dt_call_tok_ms(d, token, method, path, body, json, 30000 * DT_SLOW);
+}
+
 static inline int dt_call(const dt_daemon *d, const char *method, const char *path, const char *body,
                           json_t **json)
 {
     return dt_call_tok(d, NULL, method, path, body, json);
+}
+
+/* The same for a request the daemon may hold for long (a synchronous
+ * prove with ?timeout_ms=...): the client waits as long as it asked the
+ * daemon to, not the usual 30 s, which a loaded machine can exceed. */
+static inline int dt_call_long(const dt_daemon *d, const char *method, const char *path, const char *body,
+                               json_t **json, int timeout_ms)
+{
+    return dt_call_tok_ms(d, NULL, method, path, body, json, timeout_ms * DT_SLOW);
 }
 
 /* The test back-end's proof formula (see cuzk/daemon.h), independently. */

@@ -45,7 +45,7 @@ static void prove_and_verify(const char *circuit, uint32_t parts)
     snprintf(body, blen, "{\"circuit\":\"%s\",\"payload_b64\":\"%s\",\"partitions\":%u}", circuit, b64, parts);
     free(b64);
     json_t *j;
-    int code = dt_call(&d, "POST", "/v1/prove?timeout_ms=600000", body, &j);
+    int code = dt_call_long(&d, "POST", "/v1/prove?timeout_ms=600000", body, &j, 600000);
     if (code != 200 || strcmp(dt_str(j, "state"), "done"))
         fail_msg("prove %s: %d %s %s", circuit, code, dt_str(j, "state"), dt_str(j, "error"));
     free(body);

@@ -91,7 +91,7 @@ static json_t *submit(dt_daemon *d, const char *circuit, const uint8_t *payload,
     snprintf(body, blen, "{\"circuit\":\"%s\",\"payload_b64\":\"%s\",\"partitions\":1}", circuit, b64);
     free(b64);
     json_t *j = NULL;
-    *code = dt_call(d, "POST", "/v1/prove?timeout_ms=900000", body, &j);
+    *code = dt_call_long(d, "POST", "/v1/prove?timeout_ms=900000", body, &j, 900000);
     free(body);
     return j;
 }
