@@ -14,17 +14,19 @@ each; "v_s": v lane groups of four, s MULX products):
     4_0 (the earlier all-lane kernel) 17.9 ns a product, 3_0 19.3,
     2_8 15.0, 3_4 15.2, 3_5 15.0, 2_6 15.4, 2_4 17.7, 1_8 17.6,
     against 21.6 ns for four independent MULX products alone.
-Past ~4,300 instructions the block no longer fits the op cache and halves
-in speed (4_4: 30.6 ns, 3_6: 29.8), so NS and KS are chosen together; 2_8
-is the fastest that fits and gives sixteen values a call.
+Past ~4,300 instructions (~30 KB of code, near the 32 KB L1 instruction
+cache; Zen 4's op cache cannot hold it either) the block halves in speed
+(4_4: 30.6 ns, 3_6: 29.8), so NS and KS are chosen together; 2_8 is among
+the fastest that fit (28 KB) and gives sixteen values a call.
 
 Lane groups ("streams"): each group's serial Montgomery chain (column c's
 m needs column c complete, which needs m of column c - 1) hides behind the
 other group and the MULX stream. Registers: 2 column sums per group, C1,
 CC, three temporaries shared by all groups (register renaming keeps them
-independent); the MULX products use nine general registers of their own
-(CIOS from gen_mont_adx.py, run one after another: renaming overlaps
-them) besides the three pointers w, k and r.
+independent); the MULX products use ten general registers of their own (seven
+accumulator limbs, lo, hi and RDX; CIOS from gen_mont_adx.py, run one
+after another: renaming overlaps them) besides the three pointers w, k
+and r.
 
 Layout (fp_x4_avx2.c fills it): group s's a limbs as doubles at w + 768s,
 its b limbs at w + 768s + 256, the m of each column stored at w + 768s +
