@@ -13,11 +13,12 @@
  * vector pipes and MULX the integer ones, so one block that interleaves
  * eight lane products with eight MULX products finishes sixteen products
  * in ~0.7× the time of sixteen MULX products, and only half the values
- * are repacked. The block is ~4,200 instructions, near what the op cache
- * holds: called once per group between the gathers and subtractions it
- * was evicted each time (~20 ns a product in place against 15 alone, and
- * the flush no faster than MULX), so the flush runs in phases, each a
- * loop over all groups, and the kernel calls come back to back.
+ * are repacked. The block is ~4,200 instructions (28 KB), near what the
+ * instruction caches hold: called once per group between the gathers and
+ * subtractions it was evicted each time (~20 ns a product in place
+ * against 15 alone, and the flush no faster than MULX), so the flush runs
+ * in phases, each a loop over all groups, and the kernel calls come back
+ * to back.
  *
  * How: the batch-affine addition is six Fp products and a few
  * subtractions. As the IFMA flush (msm_x8.c) does with eight lanes, the
@@ -161,8 +162,8 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
     /* The work runs in phases, each a loop over the groups, so that the
      * products run back to back (G or 2G kernel calls in a row) and the
      * gathers and subtractions between them: one call per group between
-     * other code evicted the ~4,200-instruction kernel from the op cache
-     * (BENCHMARKS.md "Lanes and MULX in one stream"). Scratch is reused
+     * other code evicted the ~4,200-instruction kernel from the
+     * instruction caches (BENCHMARKS.md "Lanes and MULX in one stream"). Scratch is reused
      * as values die: pre[g] becomes 1/den[g], num[g] λ, den[g] λ² and
      * then y3, x2[g] x3, x1[g] x1 − x3. */
     for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
