@@ -24,6 +24,7 @@
 #define CZ_FF_FP_X4_H
 
 #include "cuzk/field.h"
+#include "mont.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,17 +63,7 @@ static inline void cz__fp_from48(uint64_t q[6], const uint64_t o[8])
 
 /* r = q − p unless that borrows (q < 2p in, canonical out), chosen by mask:
  * no branch on the value. */
-static inline void cz__fp_reduce_once(cz_fp *r, const uint64_t q[6])
-{
-    uint64_t s[6], bw = 0;
-    for (int i = 0; i < 6; i++) {
-        unsigned __int128 d = (unsigned __int128)q[i] - CZ_FP_MODULUS[i] - bw;
-        s[i] = (uint64_t)d;
-        bw = (uint64_t)(d >> 64) & 1;
-    }
-    uint64_t keep = 0 - bw;
-    for (int i = 0; i < 6; i++) r->l[i] = (q[i] & keep) | (s[i] & ~keep);
-}
+static inline void cz__fp_reduce_once(cz_fp *r, const uint64_t q[6]) { cz_mont_reduce_once(r->l, q, CZ_FP_MODULUS, 6); }
 
 /* True when the CPU (and OS) support AVX2 and FMA, and this build has the
  * kernel (x86-64, GCC or Clang). cz__fp_x16_mul may run only when it is
