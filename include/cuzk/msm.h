@@ -143,8 +143,17 @@ typedef struct {
  * default eight AVX-512 IFMA lanes where the CPU has AVX-512F and AVX-512
  * IFMA, else sixteen values at a time on AVX2 + FMA lanes and MULX where
  * it has AVX2, FMA and ADX (x86-64); CUZK_NO_SIMD turns lanes off,
- * CUZK_NO_IFMA the IFMA ones, CUZK_MSM_LANES=ifma|avx2|none picks them. */
+ * CUZK_NO_IFMA the IFMA ones, CUZK_MSM_LANES=ifma|avx2|none picks them.
+ * The AVX2 lanes are taken only where a calibration at the first MSM finds
+ * their products fast enough on this core (cz_msm_lanes_chosen). */
 bool cz_msm_simd_available(void);
+
+/* Which lanes that is: "ifma", "avx2" or "none". Where the choice between
+ * the AVX2 lanes and the scalar flush was measured (a CPU with AVX2, FMA
+ * and ADX but not IFMA, CUZK_MSM_LANES unset or auto), *ratio (may be
+ * NULL) receives the measured time of the lanes' products over MULX's
+ * (the AVX2 lanes are taken at <= 0.85), else -1. */
+const char *cz_msm_lanes_chosen(double *ratio);
 
 /* Canonical scalars from Fr elements (Montgomery form), in parallel.
  * out may be the same array as in (cast), converting in place. */

@@ -512,11 +512,12 @@ int cz_bench_msm(int argc, char **argv)
             fprintf(stderr, "cuzk bench msm: out of memory or MSM error\n");
             return 1;
         }
-        const char *lanes = cz__msm_lanes_name(cz__msm_lanes());
+        double cal;
+        const char *lanes = cz_msm_lanes_chosen(&cal);
         cz_bench_report *r = cz_bench_report_new("msm", json);
         char name[96], extra[256];
-        snprintf(extra, sizeof extra, "\"lanes\":\"%s\",\"window\":%u,\"samples\":%ld", lanes, info.window,
-                 samples);
+        snprintf(extra, sizeof extra, "\"lanes\":\"%s\",\"lanes_calibration\":%.3f,\"window\":%u,\"samples\":%ld",
+                 lanes, cal, info.window, samples);
         snprintf(name, sizeof name, "msm_%s_%s_t%ld_lanes", group, size, threads);
         cz_bench_report_add(r, name, vms[0], "ms", extra);
         snprintf(name, sizeof name, "msm_%s_%s_t%ld_lanes_cpu", group, size, threads);

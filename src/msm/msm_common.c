@@ -4,6 +4,7 @@
  */
 #include "msm_internal.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 /* ---- lanes ------------------------------------------------------------- */
 
 static cz_msm_lanes g_lanes;
+static double g_ratio = -1; /* the calibration's time ratio, when it ran */
+static pthread_once_t g_lanes_once = PTHREAD_ONCE_INIT;
 
 /* From the CPU, not from the flushes' own flags: those are set by
  * constructors that may run after lanes_init. */
@@ -20,22 +23,38 @@ static bool lanes_supported(cz_msm_lanes k)
            (k == CZ_MSM_LANES_AVX2 && cz__msm_x16_supported());
 }
 
-__attribute__((constructor)) static void lanes_init(void)
+cz_msm_lanes cz__msm_lanes_pick(bool ifma, bool avx2, double ratio)
+{
+    if (ifma) return CZ_MSM_LANES_IFMA;
+    if (avx2 && ratio > 0 && ratio <= CZ_MSM_X16_MAX_RATIO) return CZ_MSM_LANES_AVX2;
+    return CZ_MSM_LANES_NONE;
+}
+
+/* Once, at the first MSM (not in a constructor: a process that never sums
+ * does not pay for the calibration). */
+static void lanes_init(void)
 {
     const char *want = getenv("CUZK_MSM_LANES");
+    if (want && !strcmp(want, "auto")) want = NULL;
     if (getenv("CUZK_NO_SIMD")) g_lanes = CZ_MSM_LANES_NONE;
     else if (want) {
         cz_msm_lanes k = !strcmp(want, "ifma") ? CZ_MSM_LANES_IFMA
                          : !strcmp(want, "avx2") ? CZ_MSM_LANES_AVX2 : CZ_MSM_LANES_NONE;
         if (k == CZ_MSM_LANES_NONE && strcmp(want, "none"))
-            fprintf(stderr, "cuzk: CUZK_MSM_LANES=%s: expected ifma, avx2 or none; using none\n", want);
+            fprintf(stderr, "cuzk: CUZK_MSM_LANES=%s: expected auto, ifma, avx2 or none; using none\n", want);
         g_lanes = lanes_supported(k) ? k : CZ_MSM_LANES_NONE;
-    } else if (lanes_supported(CZ_MSM_LANES_IFMA)) g_lanes = CZ_MSM_LANES_IFMA;
-    else if (lanes_supported(CZ_MSM_LANES_AVX2)) g_lanes = CZ_MSM_LANES_AVX2; /* 1.2-1.3x MULX: msm_x16.c */
-    else g_lanes = CZ_MSM_LANES_NONE;
+    } else {
+        bool ifma = lanes_supported(CZ_MSM_LANES_IFMA), avx2 = lanes_supported(CZ_MSM_LANES_AVX2);
+        if (!ifma && avx2) g_ratio = cz__msm_x16_time_ratio();
+        g_lanes = cz__msm_lanes_pick(ifma, avx2, g_ratio);
+    }
 }
 
-cz_msm_lanes cz__msm_lanes(void) { return g_lanes; }
+cz_msm_lanes cz__msm_lanes(void)
+{
+    pthread_once(&g_lanes_once, lanes_init);
+    return g_lanes;
+}
 
 const char *cz__msm_lanes_name(cz_msm_lanes k)
 {
@@ -51,11 +70,18 @@ size_t cz__msm_g1_lanes_scratch(unsigned cap)
 
 void cz__msm_g1_flush_lanes(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
 {
-    if (g_lanes == CZ_MSM_LANES_AVX2) cz__msm_g1_flush_x16(bk, e, n, scratch);
+    if (cz__msm_lanes() == CZ_MSM_LANES_AVX2) cz__msm_g1_flush_x16(bk, e, n, scratch);
     else cz__msm_g1_flush_x8(bk, e, n, scratch);
 }
 
-bool cz_msm_simd_available(void) { return g_lanes != CZ_MSM_LANES_NONE; }
+bool cz_msm_simd_available(void) { return cz__msm_lanes() != CZ_MSM_LANES_NONE; }
+
+const char *cz_msm_lanes_chosen(double *ratio)
+{
+    cz_msm_lanes k = cz__msm_lanes();
+    if (ratio) *ratio = g_ratio;
+    return cz__msm_lanes_name(k);
+}
 
 unsigned cz__msm_threads(const cz_pool *pool)
 {

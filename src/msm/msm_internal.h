@@ -46,17 +46,36 @@
 /* Smallest batch handed to it (a group is padded to sixteen). */
 #define CZ_MSM_X16_MIN_BATCH 32u
 
-/* Which lanes the G1 batch additions run on, chosen once from the CPU:
- * IFMA where it is, else AVX2 + FMA with MULX (1.2-1.3x the scalar MULX
- * flush on the development machine: msm_x16.c), else none (the scalar
- * flush). CUZK_NO_SIMD (any value) selects none; CUZK_NO_IFMA rules IFMA
- * out (as on a Zen 3); CUZK_MSM_LANES=ifma|avx2|none selects one (none
- * when the CPU lacks it), for comparisons on one machine. G2 uses lanes
- * only when they are IFMA's. */
+/* Which lanes the G1 batch additions run on, chosen once per process at
+ * the first MSM: IFMA where the CPU has it; else, where it has AVX2, FMA
+ * and ADX, the AVX2 + MULX flush if a calibration finds its products fast
+ * enough on this core (cz__msm_x16_time_ratio <= CZ_MSM_X16_MAX_RATIO);
+ * else none (the scalar MULX flush). CUZK_NO_SIMD (any value) selects
+ * none; CUZK_NO_IFMA rules IFMA out (as on a Zen 3); CUZK_MSM_LANES=
+ * ifma|avx2|none selects one without calibrating (none when the CPU lacks
+ * it), for comparisons on one machine, and auto is the default. G2 uses
+ * lanes only when they are IFMA's. */
 typedef enum { CZ_MSM_LANES_NONE, CZ_MSM_LANES_IFMA, CZ_MSM_LANES_AVX2 } cz_msm_lanes;
 cz_msm_lanes cz__msm_lanes(void);
 /* "ifma", "avx2" or "none" (benchmark reports). */
 const char *cz__msm_lanes_name(cz_msm_lanes k);
+/* The rule itself, without the CPU: IFMA if ifma, AVX2 if avx2 and
+ * 0 < ratio <= CZ_MSM_X16_MAX_RATIO, else none.
+ *
+ * Why 0.85: the MSM gains only what the kernel gains beyond the cost of
+ * repacking values into lanes. Measured (kernel ratio -> G1 2^16 MSM CPU
+ * time on the lanes over the scalar flush): AMD Zen 4 0.69 -> 0.78-0.82;
+ * an Intel Xeon (Sapphire Rapids, IFMA ruled out) read 0.73-0.75 or
+ * 0.95-1.1 from one process to the next (as the host loaded the sibling
+ * hyperthread of the vCPU it ran on) -> 0.96-1.06 either way. A choice
+ * at 0.85 takes the lanes where they clearly pay, and where the reading
+ * is in between the two flushes cost about the same. */
+#define CZ_MSM_X16_MAX_RATIO 0.85
+cz_msm_lanes cz__msm_lanes_pick(bool ifma, bool avx2, double ratio);
+/* Time of sixteen AVX2 + MULX products (ff/fp_x4.h) over that of sixteen
+ * MULX products on this core, measured now (~1-2 ms; msm_x16.c); < 0 when
+ * the kernel cannot run here. */
+double cz__msm_x16_time_ratio(void);
 
 /* One pending batch addition bucket[b] += (neg ? -*p : *p) (dbl: *p equals
  * the bucket, a doubling). Layout shared by msm_impl.h's G1 entry. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "msm_testutil.h"
+#include "msm/msm_internal.h" /* cz__msm_lanes_pick, CZ_MSM_X16_MAX_RATIO */
 
 #ifdef CUZK_SANITIZED
 #define BIG_LOG 12
@@ -667,9 +668,11 @@ static void test_concat(void **state)
     free(s);
 }
 
-/* The lanes the environment asks for are the ones that run: without IFMA
- * (CUZK_NO_IFMA) a CPU with AVX2, FMA and ADX takes the AVX2 + MULX
- * flush, so test_msm_avx2 really tests it; CUZK_NO_SIMD takes none. */
+/* The lanes the environment asks for are the ones that run: CUZK_NO_SIMD
+ * none; CUZK_MSM_LANES=avx2 the AVX2 + MULX flush wherever the CPU has
+ * AVX2, FMA and ADX (test_msm_avx2 sets it with CUZK_NO_IFMA, so that it
+ * really tests that flush); unset, IFMA where the CPU has it, else the
+ * calibration decides and its ratio is reported. */
 static void test_lanes_selection(void **state)
 {
     (void)state;
@@ -679,15 +682,52 @@ static void test_lanes_selection(void **state)
 #else
     bool avx2 = false;
 #endif
-    if (getenv("CUZK_NO_SIMD")) assert_false(cz_msm_simd_available());
-    else if (getenv("CUZK_NO_IFMA") && !getenv("CUZK_MSM_LANES")) assert_int_equal(cz_msm_simd_available(), avx2);
-    else if (cz_ff_ifma_supported() && !getenv("CUZK_MSM_LANES")) assert_true(cz_msm_simd_available());
+    const char *want = getenv("CUZK_MSM_LANES");
+    if (want && !strcmp(want, "auto")) want = NULL;
+    double ratio = 0;
+    const char *name = cz_msm_lanes_chosen(&ratio);
+    if (getenv("CUZK_NO_SIMD")) {
+        assert_false(cz_msm_simd_available());
+        assert_string_equal(name, "none");
+    } else if (want && !strcmp(want, "avx2")) {
+        assert_string_equal(name, avx2 ? "avx2" : "none");
+        assert_true(ratio < 0); /* asked for: not measured */
+    } else if (want && !strcmp(want, "none")) {
+        assert_string_equal(name, "none");
+    } else if (!want && cz_ff_ifma_supported()) {
+        assert_string_equal(name, "ifma");
+        assert_true(ratio < 0);
+    } else if (!want && avx2) {
+        assert_true(ratio > 0); /* measured */
+        assert_string_equal(name, ratio <= CZ_MSM_X16_MAX_RATIO ? "avx2" : "none");
+        print_message("AVX2 + MULX products: %.3f of MULX's time here: %s\n", ratio, name);
+    } else if (!want) {
+        assert_string_equal(name, "none");
+    }
+    assert_int_equal(cz_msm_simd_available(), strcmp(name, "none") != 0);
+}
+
+/* The rule without the CPU: IFMA first, then the AVX2 lanes only when
+ * measured fast enough (an unmeasured, negative ratio never takes them). */
+static void test_lanes_pick(void **state)
+{
+    (void)state;
+    assert_int_equal(cz__msm_lanes_pick(true, true, 2.0), CZ_MSM_LANES_IFMA);
+    assert_int_equal(cz__msm_lanes_pick(true, false, -1), CZ_MSM_LANES_IFMA);
+    assert_int_equal(cz__msm_lanes_pick(false, true, 0.69), CZ_MSM_LANES_AVX2);
+    assert_int_equal(cz__msm_lanes_pick(false, true, CZ_MSM_X16_MAX_RATIO), CZ_MSM_LANES_AVX2);
+    assert_int_equal(cz__msm_lanes_pick(false, true, CZ_MSM_X16_MAX_RATIO + 0.01), CZ_MSM_LANES_NONE);
+    assert_int_equal(cz__msm_lanes_pick(false, true, 1.0), CZ_MSM_LANES_NONE);
+    assert_int_equal(cz__msm_lanes_pick(false, true, -1), CZ_MSM_LANES_NONE);
+    assert_int_equal(cz__msm_lanes_pick(false, true, 0), CZ_MSM_LANES_NONE);
+    assert_int_equal(cz__msm_lanes_pick(false, false, 0.5), CZ_MSM_LANES_NONE);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lanes_selection),
+        cmocka_unit_test(test_lanes_pick),
         cmocka_unit_test(test_scalars_from_fr),
         cmocka_unit_test(test_small_n),
         cmocka_unit_test(test_edge_cases),
