@@ -1,4 +1,6 @@
 #include "bench_util.h"
+#include "cuzk/field.h"
+#include "cuzk/msm.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,13 +104,21 @@ static void machine(char *out, size_t n)
         }
         fclose(f);
     }
-    snprintf(out, n, "%s, %ld cpus", model, sysconf(_SC_NPROCESSORS_ONLN));
+    /* The paths that ran, not only the CPU: CUZK_NO_IFMA makes an IFMA CPU
+     * run as one without it, and the MSM's AVX2 lanes are a measured
+     * choice (cz_msm_lanes_chosen), so a figure names both. */
+    double ratio;
+    const char *lanes = cz_msm_lanes_chosen(&ratio);
+    char lr[32] = "";
+    if (ratio > 0) snprintf(lr, sizeof lr, " (measured %.2f)", ratio);
+    snprintf(out, n, "%s, %ld cpus, field %s, ifma %s, msm lanes %s%s", model, sysconf(_SC_NPROCESSORS_ONLN),
+             cz_ff_backend_name(cz_ff_get_backend()), cz_ff_ifma_supported() ? "on" : "off", lanes, lr);
 }
 
 int cz_bench_report_finish(cz_bench_report *r)
 {
     if (!r) return 1;
-    char m[200];
+    char m[320];
     machine(m, sizeof m);
     if (r->json) {
         printf("{\"suite\":\"%s\",\"machine\":\"%s\",\"results\":[", r->suite, m);
