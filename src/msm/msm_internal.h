@@ -64,7 +64,9 @@ const char *cz__msm_lanes_name(cz_msm_lanes k);
  *
  * Why 0.85: the MSM gains only what the kernel gains beyond the cost of
  * repacking values into lanes. Measured (kernel ratio -> G1 2^16 MSM CPU
- * time on the lanes over the scalar flush): AMD Zen 4 0.69 -> 0.78-0.82;
+ * time on the lanes over the scalar flush): AMD Zen 4 0.69 (the field
+ * benchmark's 15.0 against 21.6 ns a product; this calibration itself has
+ * not run there) -> 0.78-0.82;
  * an Intel Xeon (Sapphire Rapids, IFMA ruled out) read 0.73-0.75 or
  * 0.95-1.1 from one process to the next (as the host loaded the sibling
  * hyperthread of the vCPU it ran on) -> 0.96-1.06 either way. A choice
