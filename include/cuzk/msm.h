@@ -152,8 +152,10 @@ bool cz_msm_simd_available(void);
  * the AVX2 lanes and the scalar flush was measured (a CPU with AVX2, FMA
  * and ADX but not IFMA, CUZK_MSM_LANES unset or auto), *ratio (may be
  * NULL) receives the measured time of the lanes' products over MULX's
- * (the AVX2 lanes are taken at <= 0.85), else -1. */
+ * (the AVX2 lanes are taken at <= CZ_MSM_AVX2_MAX_RATIO), else -1. */
 const char *cz_msm_lanes_chosen(double *ratio);
+/* The calibration's threshold (why this value: src/msm/msm_internal.h). */
+#define CZ_MSM_AVX2_MAX_RATIO 0.85
 
 /* Canonical scalars from Fr elements (Montgomery form), in parallel.
  * out may be the same array as in (cast), converting in place. */

@@ -100,8 +100,8 @@ static int version(void)
            cz_ntt_simd_available() ? "yes" : "no");
     /* the AVX2 lanes are a measured choice: say what was measured */
     if (ratio > 0)
-        printf("msm lanes: %s (AVX2 + MULX products measured at %.2fx the time of MULX's; taken at <= 0.85)\n",
-               lanes, ratio);
+        printf("msm lanes: %s (AVX2 + MULX products measured at %.2fx the time of MULX's; taken at <= %.2f)\n",
+               lanes, ratio, CZ_MSM_AVX2_MAX_RATIO);
     else
         printf("msm lanes: %s\n", lanes);
 #ifdef CZ_HAVE_BENCH_CUDA

@@ -72,10 +72,10 @@ const char *cz__msm_lanes_name(cz_msm_lanes k);
  * hyperthread of the vCPU it ran on) -> 0.96-1.06 either way. A choice
  * at 0.85 takes the lanes where they clearly pay, and where the reading
  * is in between the two flushes cost about the same. */
-#define CZ_MSM_X16_MAX_RATIO 0.85
+#define CZ_MSM_X16_MAX_RATIO CZ_MSM_AVX2_MAX_RATIO
 cz_msm_lanes cz__msm_lanes_pick(bool ifma, bool avx2, double ratio);
 /* Time of sixteen AVX2 + MULX products (ff/fp_x4.h) over that of sixteen
- * MULX products on this core, measured now (~1-2 ms; msm_x16.c); < 0 when
+ * MULX products on this core, measured now (~6 ms; msm_x16.c); < 0 when
  * the kernel cannot run here. */
 double cz__msm_x16_time_ratio(void);
 
