@@ -18,8 +18,10 @@
  *
  * NTT (n = 2^log_n, in place, natural order in and out): bit-reversal
  * permutation, then log_n radix-2 decimation-in-time stages; stage s
- * pairs i0 = (t >> s) << (s+1) | (t & (2^s - 1)) with i1 = i0 + 2^s and
- * uses twiddle w^(j·2^(log_n-1-s)), j = t mod 2^s. The twiddle table holds
+ * pairs i0 (bit s clear) with i1 = i0 + 2^s and uses twiddle
+ * w^(j·2^(log_n-1-s)), j = i0 mod 2^s. The stages run in groups, each
+ * group one pass through shared-memory tiles (see "NTT tiles" below).
+ * The twiddle table holds
  * w^0 .. w^(n/2) (n/2 + 1 entries); the inverse transform uses
  * w^-J = w^(n-J) = -w^(n/2-J) from the same table.
  * Per-element factors (1/n, g^i, g^-i) come from two-level tables:
@@ -64,24 +66,70 @@ CZ_HD void cz_d_ntt_bitrev(cz_fr *x, unsigned log_n, uint64_t i)
     }
 }
 
-/* thread t < n/2 of stage s (0 <= s < log_n) */
-CZ_HD void cz_d_ntt_butterfly(cz_fr *x, const cz_fr *tw, unsigned log_n, unsigned s, uint64_t t, bool inverse)
+/* ---- NTT tiles (the driver's transform) ----------------------------------
+ * One launch per stage group of cz_d_ntt_plan (dev_launch.h): block b owns
+ * a tile of 2^(k+r) elements, loads it into shared memory, runs the k
+ * stages there with a barrier after each, and stores it back. In tile
+ * coordinates an element is e = mid · 2^r + l (mid < 2^k, l < 2^r); its
+ * global index is
+ *   i = hi · 2^(s0+k) + mid · 2^s0 + lo_grp · 2^r + l,
+ * where block b = hi · 2^(s0-r) + lo_grp. Stage s0 + j pairs mid and
+ * mid + 2^j (bit j of mid clear), i.e. global i and i + 2^(s0+j): the
+ * radix-2 butterfly of cz_d_ntt_butterfly with the same twiddle, so the
+ * transform is the same sequence of field operations, in another order
+ * across independent butterflies. The kernel runs three phase functions
+ * (load; k × stage, each followed by __syncthreads; store), thread t of
+ * CZ_NTT_TILE_THREADS doing items t, t + THREADS, ...; the replay runs
+ * each phase for every thread of the block before the next. */
+CZ_HD uint64_t cz_d_ntt_tile_index(const cz_ntt_group *g, uint64_t b, uint64_t e)
 {
-    uint64_t half = (uint64_t)1 << s;
-    uint64_t j = t & (half - 1);
-    uint64_t i0 = ((t >> s) << (s + 1)) | j;
-    uint64_t i1 = i0 + half;
-    uint64_t J = j << (log_n - 1 - s);
-    cz_fr w, u, v;
-    if (inverse) {
-        cz_d_fr_neg(&w, &tw[((uint64_t)1 << (log_n - 1)) - J]);
-    } else {
-        w = tw[J];
+    uint64_t lo_grp = b & (((uint64_t)1 << (g->s0 - g->r)) - 1), hi = b >> (g->s0 - g->r);
+    uint64_t l = e & (((uint64_t)1 << g->r) - 1), mid = e >> g->r;
+    return (hi << (g->s0 + g->k)) | (mid << g->s0) | (lo_grp << g->r) | l;
+}
+
+/* blocks of a group's launch: n / 2^(k+r) */
+CZ_HD uint64_t cz_d_ntt_tiles(const cz_ntt_group *g, unsigned log_n) { return (uint64_t)1 << (log_n - g->k - g->r); }
+
+/* phase 1, thread t of block b: sh[e] = x[index(e)] */
+CZ_HD void cz_d_ntt_tile_load(cz_fr *sh, const cz_fr *x, const cz_ntt_group *g, uint64_t b, unsigned t)
+{
+    uint64_t size = (uint64_t)1 << (g->k + g->r);
+    for (uint64_t e = t; e < size; e += CZ_NTT_TILE_THREADS) sh[e] = x[cz_d_ntt_tile_index(g, b, e)];
+}
+
+/* phase 2, stage s0 + j (j < k), thread t of block b */
+CZ_HD void cz_d_ntt_tile_stage(cz_fr *sh, const cz_fr *tw, const cz_ntt_group *g, unsigned log_n, uint64_t b,
+                               unsigned j, unsigned t, bool inverse)
+{
+    uint64_t nbf = (uint64_t)1 << (g->k - 1 + g->r), rmask = ((uint64_t)1 << g->r) - 1;
+    uint64_t lo_grp = b & (((uint64_t)1 << (g->s0 - g->r)) - 1);
+    unsigned s = g->s0 + j;
+    for (uint64_t u = t; u < nbf; u += CZ_NTT_TILE_THREADS) {
+        uint64_t l = u & rmask, m = u >> g->r;
+        uint64_t mlo = m & (((uint64_t)1 << j) - 1);
+        uint64_t mid0 = ((m >> j) << (j + 1)) | mlo;
+        uint64_t e0 = (mid0 << g->r) | l, e1 = e0 + ((uint64_t)1 << (j + g->r));
+        /* i0 mod 2^s: the low j bits of mid above the s0 bits of lo */
+        uint64_t J = ((mlo << g->s0) | (lo_grp << g->r) | l) << (log_n - 1 - s);
+        cz_fr w, uu, v;
+        if (inverse) {
+            cz_d_fr_neg(&w, &tw[((uint64_t)1 << (log_n - 1)) - J]);
+        } else {
+            w = tw[J];
+        }
+        uu = sh[e0];
+        cz_d_fr_mul(&v, &sh[e1], &w);
+        cz_d_fr_add(&sh[e0], &uu, &v);
+        cz_d_fr_sub(&sh[e1], &uu, &v);
     }
-    u = x[i0];
-    cz_d_fr_mul(&v, &x[i1], &w);
-    cz_d_fr_add(&x[i0], &u, &v);
-    cz_d_fr_sub(&x[i1], &u, &v);
+}
+
+/* phase 3, thread t of block b: x[index(e)] = sh[e] */
+CZ_HD void cz_d_ntt_tile_store(cz_fr *x, const cz_fr *sh, const cz_ntt_group *g, uint64_t b, unsigned t)
+{
+    uint64_t size = (uint64_t)1 << (g->k + g->r);
+    for (uint64_t e = t; e < size; e += CZ_NTT_TILE_THREADS) x[cz_d_ntt_tile_index(g, b, e)] = sh[e];
 }
 
 /* thread j <= n/2: tw[j] = w^j from the two-level tables of w's powers */
@@ -321,13 +369,13 @@ CZ_HD void cz_d_msm_scan_add(uint32_t *sums, unsigned t, uint32_t v) { sums[t] +
 CZ_HD void cz_d_msm_scan_write(uint32_t *cnt, uint32_t *cursor, uint32_t nb, const uint32_t *sums, uint32_t local,
                                uint64_t b, unsigned t)
 {
-    uint32_t *row = cnt + b * (nb + 1), *cur = cursor + b * (nb + 1);
+    uint32_t *row = cnt + b * (nb + 1), *cur = cursor ? cursor + b * (nb + 1) : NULL;
     uint32_t lo, hi, run = sums[t] - local;
     cz_d_msm_scan_segment(nb, t, &lo, &hi);
     for (uint32_t k = lo; k < hi; k++) {
         uint32_t v = row[k];
         row[k] = run;
-        cur[k] = run;
+        if (cur) cur[k] = run;
         run += v;
     }
 }
@@ -348,16 +396,81 @@ CZ_HD void cz_d_msm_scatter(const cz_scalar *sc, uint64_t len, unsigned c, unsig
     }
 }
 
-/* accumulate, thread idx < nwin·nb: bucket (idx / nb, idx % nb) += its
- * chunk's points (bases of the chunk; buckets persist over chunks) */
-CZ_HD void cz_d_msm_acc(cz_g1_xyzz *buckets, const uint32_t *sorted, const uint32_t *off, const cz_g1_affine *bases,
-                        unsigned nwin, uint32_t nb, uint64_t stride, uint64_t idx)
+/* Accumulation in pieces (cz_msm_plan.piece_log; S = 2^piece_log). Per
+ * chunk, after the scatter, off holds each window's bucket offsets:
+ *   1. pieces_count, thread idx < nwin·(nb + 1): pc = ceil(cnt / S) pieces
+ *      of bucket b, qc = pc when pc >= 2 (partial-sum slots) else 0; the
+ *      row's last entry (b = nb) 0;
+ *   2. the block scan over pc and over qc (cursor NULL): exclusive
+ *      prefixes P and Q, P[nb] and Q[nb] the window's totals;
+ *   3. piece, thread idx < nwin·pmax: piece p of window w adds entries
+ *      [off[b] + k·S, min(off[b] + (k+1)·S, off[b+1])) of the bucket b
+ *      with P[b] <= p < P[b+1] (k = p - P[b]); a one-piece bucket adds
+ *      into its bucket directly, a piece of a larger one writes partial
+ *      slot Q[b] + k of the window;
+ *   4. merge, thread idx < nwin·nb: bucket += its partial slots (none for
+ *      one-piece buckets).
+ * Each piece thread writes only its own bucket or slot, each merge thread
+ * only its bucket: race-free. */
+CZ_HD void cz_d_msm_pieces_count(uint32_t *pc, uint32_t *qc, const uint32_t *off, unsigned nwin, uint32_t nb,
+                                 unsigned piece_log, uint64_t idx)
 {
-    if (idx >= (uint64_t)nwin * nb) return;
-    uint64_t w = idx / nb, b = idx % nb;
-    const uint32_t *o = off + w * (nb + 1) + b;
-    if (o[1] == o[0]) return;
-    cz_d_msm_bucket_sum(&buckets[idx], sorted + w * stride, o[0], o[1], bases);
+    if (idx >= (uint64_t)nwin * (nb + 1)) return;
+    uint64_t b = idx % (nb + 1);
+    uint32_t np = 0;
+    if (b < nb) {
+        uint64_t cnt = (uint64_t)off[idx + 1] - off[idx];
+        np = (uint32_t)((cnt + ((uint64_t)1 << piece_log) - 1) >> piece_log);
+    }
+    pc[idx] = np;
+    qc[idx] = np > 1 ? np : 0;
+}
+
+/* the bucket b < nb with P[b] <= p < P[b+1] (P nondecreasing, P[0] = 0,
+ * p < P[nb]); binary search, 15 steps at nb = 2^15 */
+CZ_HD uint32_t cz_d_msm_piece_bucket(const uint32_t *P, uint32_t nb, uint32_t p)
+{
+    uint32_t lo = 0, hi = nb;
+    while (hi - lo > 1) {
+        uint32_t m = lo + (hi - lo) / 2;
+        if (P[m] <= p) lo = m;
+        else hi = m;
+    }
+    return lo;
+}
+
+CZ_HD void cz_d_msm_piece(cz_g1_xyzz *buckets, cz_g1_xyzz *partial, const uint32_t *sorted, const uint32_t *off,
+                          const uint32_t *pp, const uint32_t *qp, const cz_g1_affine *bases, const cz_msm_plan *pl,
+                          uint64_t stride, uint64_t idx)
+{
+    if (idx >= (uint64_t)pl->nwin * pl->pmax) return;
+    uint64_t w = idx / pl->pmax, row = w * (pl->nb + 1);
+    uint32_t p = (uint32_t)(idx % pl->pmax);
+    const uint32_t *P = pp + row, *Q = qp + row, *o = off + row;
+    if (p >= P[pl->nb]) return;
+    uint32_t b = cz_d_msm_piece_bucket(P, pl->nb, p), k = p - P[b];
+    uint64_t start = o[b] + ((uint64_t)k << pl->piece_log), end = start + ((uint64_t)1 << pl->piece_log);
+    if (end > o[b + 1]) end = o[b + 1];
+    if (Q[b + 1] == Q[b]) {
+        cz_d_msm_bucket_sum(&buckets[w * pl->nb + b], sorted + w * stride, start, end, bases);
+    } else {
+        cz_g1_xyzz acc;
+        cz_d_g1_xyzz_set_inf(&acc);
+        cz_d_msm_bucket_sum(&acc, sorted + w * stride, start, end, bases);
+        partial[w * pl->qmax + Q[b] + k] = acc;
+    }
+}
+
+CZ_HD void cz_d_msm_merge(cz_g1_xyzz *buckets, const cz_g1_xyzz *partial, const uint32_t *qp, const cz_msm_plan *pl,
+                          uint64_t idx)
+{
+    if (idx >= (uint64_t)pl->nwin * pl->nb) return;
+    uint64_t w = idx / pl->nb, b = idx % pl->nb;
+    const uint32_t *Q = qp + w * (pl->nb + 1);
+    if (Q[b + 1] == Q[b]) return;
+    cz_g1_xyzz acc = buckets[idx];
+    for (uint32_t k = Q[b]; k < Q[b + 1]; k++) cz_d_g1_xyzz_add(&acc, &acc, &partial[w * pl->qmax + k]);
+    buckets[idx] = acc;
 }
 
 /* reduce, thread idx < nwin·G: group idx % G of window idx / G */

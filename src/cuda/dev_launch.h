@@ -29,6 +29,59 @@
 #define CZ_MSM_CHUNK_LOG_MAX 30u
 /* largest accepted forced window */
 #define CZ_MSM_WINDOW_MAX 20u
+/* smallest bucket piece (cz_msm_plan.piece_log) */
+#define CZ_MSM_PIECE_LOG_MIN 5u
+
+/* NTT tiles (cz_d_ntt_plan): a tile is 2^CZ_NTT_TILE_LOG elements in
+ * shared memory (2^11 · 32 B = 64 KiB, dynamic shared memory: above the
+ * 48 KiB default, so the driver raises the kernel's limit; three tiles fit
+ * an H100/H200 SM's 228 KiB, two an A100's 164 KiB), worked on by
+ * CZ_NTT_TILE_THREADS threads (each does 2^(TILE_LOG-1) / THREADS
+ * butterflies per stage). After the first group, a tile holds runs of
+ * 2^CZ_NTT_RUN_LOG consecutive elements (4 · 32 B = 128 B, one memory
+ * transaction per run) so that its loads and stores are coalesced. */
+#define CZ_NTT_TILE_LOG 11u
+#define CZ_NTT_TILE_THREADS 512u
+#define CZ_NTT_RUN_LOG 2u
+#define CZ_NTT_GROUPS_MAX 32u
+
+/* One group of consecutive radix-2 DIT stages done in one pass over
+ * global memory: stages s0 .. s0 + k - 1 (k >= 1) on tiles of 2^(k + r)
+ * elements, r <= s0 (runs of 2^r consecutive indices). */
+typedef struct {
+    unsigned s0, k, r;
+} cz_ntt_group;
+
+typedef struct {
+    unsigned ngroups;
+    cz_ntt_group g[CZ_NTT_GROUPS_MAX];
+} cz_ntt_plan;
+
+/* The stage groups of a transform of 2^log_n points (log_n <= 31) with
+ * tiles of 2^tile_log elements (2 <= tile_log; the driver passes
+ * CZ_NTT_TILE_LOG, the host tests smaller tiles to get many groups):
+ * the first group takes min(log_n, tile_log) stages with r = 0 (a tile
+ * is a contiguous block, stage s pairs i and i + 2^s inside a block of
+ * 2^(s+1)); each later group r = min(s0, CZ_NTT_RUN_LOG, tile_log - 1)
+ * and k = min(stages left, tile_log - r). log_n = 27, tile 2^11: groups
+ * of 11, 9 and 7 stages, three passes instead of 27. */
+CZ_HD void cz_d_ntt_plan(cz_ntt_plan *p, unsigned log_n, unsigned tile_log)
+{
+    unsigned s0 = 0;
+    p->ngroups = 0;
+    while (s0 < log_n && p->ngroups < CZ_NTT_GROUPS_MAX) {
+        unsigned r = s0 < CZ_NTT_RUN_LOG ? s0 : CZ_NTT_RUN_LOG;
+        if (r > tile_log - 1) r = tile_log - 1;
+        if (s0 == 0) r = 0;
+        unsigned k = tile_log - r;
+        if (k > log_n - s0) k = log_n - s0;
+        cz_ntt_group *g = &p->g[p->ngroups++];
+        g->s0 = s0;
+        g->k = k;
+        g->r = r;
+        s0 += k;
+    }
+}
 
 /* blocks of CZ_DEV_BLOCK threads covering n items */
 CZ_HD uint64_t cz_d_grid(uint64_t n) { return (n + CZ_DEV_BLOCK - 1) / CZ_DEV_BLOCK; }
@@ -55,6 +108,19 @@ typedef struct {
     uint32_t G;     /* reduction groups per window: min(nb, CZ_MSM_GROUPS_MAX), divides nb */
     uint64_t chunk; /* points per sorting pass (min(2^chunk_log, n)) */
     uint64_t T;     /* scalar = 1 threads: largest power of two <= min(n, 16384) */
+    /* Bucket pieces: a bucket's entries of one chunk are added by
+     * ceil(count / 2^piece_log) threads, one piece each, so a bucket that
+     * holds many points (skewed scalars: many equal values) is not one
+     * thread's serial work. piece_log = max(CZ_MSM_PIECE_LOG_MIN,
+     * ceil(log2 chunk) / 2 rounded up): the longest serial run is then
+     * max(2^piece_log additions of a piece, chunk / 2^piece_log partial
+     * sums merged into one bucket), i.e. about sqrt(chunk) = 4096 at 2^24
+     * whatever the scalars (2^24 on one thread before). With uniform
+     * scalars a bucket of a 2^24 chunk at c = 16 holds ~512 entries: one
+     * piece, as before. */
+    unsigned piece_log;
+    uint64_t pmax;  /* piece threads per window: chunk / 2^piece_log + min(nb, chunk) (bounds the pieces) */
+    uint64_t qmax;  /* partial-sum slots per window: max(1, 2 · chunk / 2^piece_log) */
 } cz_msm_plan;
 
 /* The plan of an MSM of n points; window 0: cz_d_msm_window(n), else
@@ -72,6 +138,17 @@ CZ_HD void cz_d_msm_plan(cz_msm_plan *p, uint64_t n, unsigned window, unsigned c
     if (p->chunk > n) p->chunk = n ? n : 1;
     p->T = 1;
     while (p->T < CZ_MSM_ONES_THREADS_MAX && p->T * 2 <= n) p->T *= 2;
+    /* Pieces of a window: sum over nonempty buckets of ceil(cnt / S) <=
+     * sum (cnt / S + 1) <= entries / S + nonempty buckets, and entries <=
+     * chunk (a point has at most one digit per window). Partial slots
+     * exist only for buckets of two or more pieces (cnt > S), where
+     * ceil(cnt / S) <= 2·floor(cnt / S), so they sum to <= 2·chunk / S. */
+    unsigned lc = 0;
+    while (((uint64_t)1 << lc) < p->chunk) lc++;
+    p->piece_log = (lc + 1) / 2 > CZ_MSM_PIECE_LOG_MIN ? (lc + 1) / 2 : CZ_MSM_PIECE_LOG_MIN;
+    uint64_t whole = p->chunk >> p->piece_log;
+    p->pmax = whole + (p->nb < p->chunk ? p->nb : p->chunk);
+    p->qmax = whole ? 2 * whole : 1;
 }
 
 #endif /* CUZK_CUDA_DEV_LAUNCH_H */

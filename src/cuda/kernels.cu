@@ -9,17 +9,21 @@
  * (cuda_internal.h) and free what they allocated on every path.
  *
  * Design (details in src/cuda/README.md):
- *   NTT: bit reversal + log n radix-2 stages (one launch each, global
- *     memory), twiddles w^0..w^(n/2) resident per domain size; per-element
- *     factors g^±i / n from two-level tables. The quotient is the 7
- *     transforms of cz_quotient_h chained on one stream, no host copies.
+ *   NTT: bit reversal, then the log n radix-2 stages in groups, one launch
+ *     per group, each block working a 2^11-element tile in shared memory
+ *     (3 passes over global memory at 2^27); twiddles w^0..w^(n/2)
+ *     resident per domain size; per-element factors g^±i / n from
+ *     two-level tables. The quotient is the 7 transforms of cz_quotient_h
+ *     chained on one stream, no host copies.
  *   MSM: points are processed in chunks of 2^chunk_log; per chunk a
  *     counting sort by (window, |digit|) (count with atomics, per-window
- *     block scan, scatter with atomic cursors), then one thread per
- *     (window, bucket) adds its points into XYZZ buckets that persist over
- *     the chunks. Then each window's buckets are reduced in G groups
- *     (running sums), the groups folded pairwise, and the host combines
- *     the windows (Horner) and the scalar = 1 batch sum.
+ *     block scan, scatter with atomic cursors), then each bucket's entries
+ *     are added in pieces of 2^piece_log by one thread each (a bucket
+ *     holding many points is split over many threads, their partial sums
+ *     merged) into XYZZ buckets that persist over the chunks. Then each
+ *     window's buckets are reduced in G groups (running sums), the groups
+ *     folded pairwise, and the host combines the windows (Horner) and the
+ *     scalar = 1 batch sum.
  */
 #include "cuda/cuda_internal.h"
 #include "cuda/dev_algo.h"
@@ -41,10 +45,20 @@ __global__ void k_bitrev(cz_fr *x, unsigned log_n, uint64_t n)
     if (i < n) cz_d_ntt_bitrev(x, log_n, i);
 }
 
-__global__ void k_butterfly(cz_fr *x, const cz_fr *tw, unsigned log_n, unsigned s, uint64_t half_n, bool inverse)
+/* one tile per block (CZ_NTT_TILE_THREADS threads, 2^(k+r) · 32 B of
+ * dynamic shared memory): the group's stages in shared memory */
+__global__ void k_ntt_tile(cz_fr *x, const cz_fr *tw, unsigned log_n, cz_ntt_group g, bool inverse)
 {
-    uint64_t t = CZC_TID();
-    if (t < half_n) cz_d_ntt_butterfly(x, tw, log_n, s, t, inverse);
+    extern __shared__ cz_fr sh[];
+    unsigned t = threadIdx.x;
+    uint64_t b = blockIdx.x;
+    cz_d_ntt_tile_load(sh, x, &g, b, t);
+    __syncthreads();
+    for (unsigned j = 0; j < g.k; j++) {
+        cz_d_ntt_tile_stage(sh, tw, &g, log_n, b, j, t, inverse);
+        __syncthreads();
+    }
+    cz_d_ntt_tile_store(x, sh, &g, b, t);
 }
 
 __global__ void k_twiddle(cz_fr *tw, const cz_fr *lo, const cz_fr *hi, uint64_t count)
@@ -111,10 +125,22 @@ __global__ void k_msm_scatter(const cz_scalar *sc, uint64_t n, unsigned c, unsig
     cz_d_msm_scatter(sc, n, c, nwin, nb, cursor, sorted, stride, CZC_TID());
 }
 
-__global__ void k_msm_acc(cz_g1_xyzz *buckets, const uint32_t *sorted, const uint32_t *off, const cz_g1_affine *bases,
-                          unsigned nwin, uint32_t nb, uint64_t stride)
+__global__ void k_msm_pieces_count(uint32_t *pc, uint32_t *qc, const uint32_t *off, unsigned nwin, uint32_t nb,
+                                   unsigned piece_log)
 {
-    cz_d_msm_acc(buckets, sorted, off, bases, nwin, nb, stride, CZC_TID());
+    cz_d_msm_pieces_count(pc, qc, off, nwin, nb, piece_log, CZC_TID());
+}
+
+__global__ void k_msm_piece(cz_g1_xyzz *buckets, cz_g1_xyzz *partial, const uint32_t *sorted, const uint32_t *off,
+                            const uint32_t *pp, const uint32_t *qp, const cz_g1_affine *bases, cz_msm_plan pl,
+                            uint64_t stride)
+{
+    cz_d_msm_piece(buckets, partial, sorted, off, pp, qp, bases, &pl, stride, CZC_TID());
+}
+
+__global__ void k_msm_merge(cz_g1_xyzz *buckets, const cz_g1_xyzz *partial, const uint32_t *qp, cz_msm_plan pl)
+{
+    cz_d_msm_merge(buckets, partial, qp, &pl, CZC_TID());
 }
 
 __global__ void k_msm_reduce(cz_g1_xyzz *grp, const cz_g1_xyzz *buckets, unsigned nwin, uint32_t nb, uint32_t G)
@@ -318,10 +344,18 @@ static cz_status transform(cz_fr *x, const czc_domain *d, bool inverse, cudaStre
 {
     cz_status st = CZ_OK;
     uint64_t n = (uint64_t)1 << d->log_n;
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, CZ_NTT_TILE_LOG);
+    /* tiles above 48 KiB need the kernel's dynamic shared memory limit raised */
+    CZC_TRY(cudaFuncSetAttribute(k_ntt_tile, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)(((size_t)1 << CZ_NTT_TILE_LOG) * sizeof(cz_fr))));
     k_bitrev<<<grid_for(n), CZC_BLOCK, 0, s>>>(x, d->log_n, n);
     LAUNCH_CHECK();
-    for (unsigned st_i = 0; st_i < d->log_n; st_i++) {
-        k_butterfly<<<grid_for(n / 2), CZC_BLOCK, 0, s>>>(x, d->tw, d->log_n, st_i, n / 2, inverse);
+    for (unsigned gi = 0; gi < pl.ngroups; gi++) {
+        const cz_ntt_group *g = &pl.g[gi];
+        size_t shmem = ((size_t)1 << (g->k + g->r)) * sizeof(cz_fr);
+        k_ntt_tile<<<(unsigned)cz_d_ntt_tiles(g, d->log_n), CZ_NTT_TILE_THREADS, shmem, s>>>(x, d->tw, d->log_n, *g,
+                                                                                              inverse);
         LAUNCH_CHECK();
     }
 out:
@@ -491,9 +525,11 @@ size_t czc_msm_g1_scratch_bytes(uint64_t n, const czc_msm_cfg *cfg)
 {
     msm_plan p;
     plan(&p, n, cfg);
-    return (size_t)p.nwin * p.nb * sizeof(cz_g1_xyzz) + 2 * (size_t)p.nwin * (p.nb + 1) * sizeof(uint32_t) +
-           (size_t)p.nwin * p.chunk * sizeof(uint32_t) + (size_t)p.nwin * p.G * sizeof(cz_g1_xyzz) +
-           (size_t)p.T * sizeof(cz_g1_xyzz);
+    /* buckets; cnt, cursor, piece and slot prefixes; sorted indices; partial
+     * sums of split buckets; reduction groups; scalar = 1 sums */
+    return (size_t)p.nwin * p.nb * sizeof(cz_g1_xyzz) + 4 * (size_t)p.nwin * (p.nb + 1) * sizeof(uint32_t) +
+           (size_t)p.nwin * p.chunk * sizeof(uint32_t) + (size_t)p.nwin * p.qmax * sizeof(cz_g1_xyzz) +
+           (size_t)p.nwin * p.G * sizeof(cz_g1_xyzz) + (size_t)p.T * sizeof(cz_g1_xyzz);
 }
 
 static cz_status fold(cz_g1_xyzz *p, uint64_t len, uint64_t rows, cudaStream_t s, cz_errbuf *err)
@@ -517,12 +553,15 @@ cz_status czc_msm_g1(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar 
         return cz_err(err, CZ_ERR_INVALID_ARG, "cuda msm: window %u > %u", cfg->window, CZ_MSM_WINDOW_MAX);
     msm_plan p;
     plan(&p, n, cfg);
-    cz_g1_xyzz *buckets = NULL, *grp = NULL, *part = NULL, *h_win = NULL, h_ones, res;
-    uint32_t *cnt = NULL, *cursor = NULL, *sorted = NULL;
+    cz_g1_xyzz *buckets = NULL, *grp = NULL, *part = NULL, *partial = NULL, *h_win = NULL, h_ones, res;
+    uint32_t *cnt = NULL, *cursor = NULL, *pc = NULL, *qc = NULL, *sorted = NULL;
     size_t nbk = (size_t)p.nwin * p.nb, ncnt = (size_t)p.nwin * (p.nb + 1);
     CZC_TRY(cudaMalloc((void **)&buckets, nbk * sizeof *buckets));
     CZC_TRY(cudaMalloc((void **)&cnt, ncnt * sizeof *cnt));
     CZC_TRY(cudaMalloc((void **)&cursor, ncnt * sizeof *cursor));
+    CZC_TRY(cudaMalloc((void **)&pc, ncnt * sizeof *pc));
+    CZC_TRY(cudaMalloc((void **)&qc, ncnt * sizeof *qc));
+    CZC_TRY(cudaMalloc((void **)&partial, (size_t)p.nwin * p.qmax * sizeof *partial));
     CZC_TRY(cudaMalloc((void **)&sorted, (size_t)p.nwin * p.chunk * sizeof *sorted));
     CZC_TRY(cudaMalloc((void **)&grp, (size_t)p.nwin * p.G * sizeof *grp));
     CZC_TRY(cudaMalloc((void **)&part, (size_t)p.T * sizeof *part));
@@ -543,7 +582,17 @@ cz_status czc_msm_g1(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar 
         LAUNCH_CHECK();
         k_msm_scatter<<<grid_for(len), CZC_BLOCK, 0, s>>>(sc + base, len, p.c, p.nwin, p.nb, cursor, sorted, p.chunk);
         LAUNCH_CHECK();
-        k_msm_acc<<<grid_for(nbk), CZC_BLOCK, 0, s>>>(buckets, sorted, cnt, bases + base, p.nwin, p.nb, p.chunk);
+        /* the chunk's buckets in pieces of 2^piece_log entries (dev_algo.h) */
+        k_msm_pieces_count<<<grid_for(ncnt), CZC_BLOCK, 0, s>>>(pc, qc, cnt, p.nwin, p.nb, p.piece_log);
+        LAUNCH_CHECK();
+        k_msm_scan<<<p.nwin, CZ_MSM_SCAN_THREADS, 0, s>>>(pc, NULL, p.nb);
+        LAUNCH_CHECK();
+        k_msm_scan<<<p.nwin, CZ_MSM_SCAN_THREADS, 0, s>>>(qc, NULL, p.nb);
+        LAUNCH_CHECK();
+        k_msm_piece<<<grid_for((uint64_t)p.nwin * p.pmax), CZC_BLOCK, 0, s>>>(buckets, partial, sorted, cnt, pc, qc,
+                                                                              bases + base, p, p.chunk);
+        LAUNCH_CHECK();
+        k_msm_merge<<<grid_for(nbk), CZC_BLOCK, 0, s>>>(buckets, partial, qc, p);
         LAUNCH_CHECK();
     }
     k_msm_reduce<<<grid_for((uint64_t)p.nwin * p.G), CZC_BLOCK, 0, s>>>(grp, buckets, p.nwin, p.nb, p.G);
@@ -567,6 +616,9 @@ out:
     cudaFree(buckets);
     cudaFree(cnt);
     cudaFree(cursor);
+    cudaFree(pc);
+    cudaFree(qc);
+    cudaFree(partial);
     cudaFree(sorted);
     cudaFree(grp);
     cudaFree(part);

@@ -3,7 +3,9 @@
  * each launch of kernels.cu is emulated by a loop over its thread indices,
  * in the same order of launches as the drivers in kernels.cu, and the
  * results are compared with the CPU library:
- *   - NTT forward / inverse / coset forward / coset inverse vs cz_ntt_*;
+ *   - NTT forward / inverse / coset forward / coset inverse vs cz_ntt_*,
+ *     with the production tiles and with small ones (many stage groups);
+ *     the stage-group plan;
  *   - the 7-NTT Groth16 quotient vs cz_quotient_h, and the row check;
  *   - signed-digit recoding: sum d_w 2^(cw) == k (GMP) for every window;
  *   - the launch plan of dev_launch.h (window choice, 1024 groups, chunks);
@@ -14,7 +16,8 @@
  *     cz_msm_g1, as affine bytes: windows 4..16 (and 1, and 16 with fewer
  *     points than groups), random and skewed scalars (repeated values, 0,
  *     1, 2, r - 1), window 16 with many points per bucket, 2^12 points in
- *     chunks of 2^10;
+ *     chunks of 2^10, (nearly) all scalars equal (buckets split into
+ *     pieces over many threads);
  *   - density gather vs a naive compaction.
  * What this cannot check: the launch geometry, atomics, shared memory and
  * the device compiler; tools/device-check.sh does that on a GPU.
@@ -92,12 +95,36 @@ static void emu_domain_free(emu_domain *d)
     free(d->gi_hi);
 }
 
-static void emu_transform(const emu_domain *d, cz_fr *x, bool inverse)
+/* transform() of kernels.cu with tiles of 2^tile_log: k_bitrev, then one
+ * k_ntt_tile launch per group, replayed block by block and, inside a block,
+ * phase by phase (load; each stage; store) as __syncthreads separates
+ * them. The shared tile is poisoned before each block so that a phase
+ * reading an element no earlier phase of the block wrote shows. */
+static void emu_transform_tiles(const emu_domain *d, cz_fr *x, bool inverse, unsigned tile_log)
 {
     uint64_t n = (uint64_t)1 << d->log_n;
     for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(x, d->log_n, i);
-    for (unsigned s = 0; s < d->log_n; s++)
-        for (uint64_t t = 0; t < n / 2; t++) cz_d_ntt_butterfly(x, d->tw, d->log_n, s, t, inverse);
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, tile_log);
+    cz_fr *sh = malloc(((size_t)1 << tile_log) * sizeof *sh);
+    assert_non_null(sh);
+    for (unsigned gi = 0; gi < pl.ngroups; gi++) {
+        const cz_ntt_group *g = &pl.g[gi];
+        for (uint64_t b = 0; b < cz_d_ntt_tiles(g, d->log_n); b++) {
+            memset(sh, 0xa5, ((size_t)1 << tile_log) * sizeof *sh);
+            for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_load(sh, x, g, b, t);
+            for (unsigned j = 0; j < g->k; j++)
+                for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++)
+                    cz_d_ntt_tile_stage(sh, d->tw, g, d->log_n, b, j, t, inverse);
+            for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_store(x, sh, g, b, t);
+        }
+    }
+    free(sh);
+}
+
+static void emu_transform(const emu_domain *d, cz_fr *x, bool inverse)
+{
+    emu_transform_tiles(d, x, inverse, CZ_NTT_TILE_LOG);
 }
 
 enum { FWD, INV, CFWD, CINV };
@@ -141,6 +168,91 @@ static void test_ntt(void **state)
         cz_ntt_domain_free(cd);
         emu_domain_free(&d);
     }
+}
+
+/* The stage groups: every plan covers stages 0..log_n-1 once, in order;
+ * tiles fit (k + r <= tile_log), runs stay below the group's first stage
+ * (r <= s0, so a run of 2^r indices is contiguous and inside one
+ * butterfly's low bits), and the production plan at 2^27 is three passes. */
+static void test_ntt_plan(void **state)
+{
+    (void)state;
+    cz_ntt_plan pl;
+    for (unsigned tile = 2; tile <= 12; tile++)
+        for (unsigned log_n = 0; log_n <= 31; log_n++) {
+            cz_d_ntt_plan(&pl, log_n, tile);
+            unsigned next = 0;
+            for (unsigned gi = 0; gi < pl.ngroups; gi++) {
+                const cz_ntt_group *g = &pl.g[gi];
+                assert_int_equal(g->s0, next);
+                assert_true(g->k >= 1 && g->k + g->r <= tile && g->r <= g->s0 && g->r <= CZ_NTT_RUN_LOG);
+                next += g->k;
+            }
+            assert_int_equal(next, log_n);
+        }
+    cz_d_ntt_plan(&pl, 27, CZ_NTT_TILE_LOG);
+    assert_int_equal(pl.ngroups, 3);
+    assert_int_equal(pl.g[0].k, 11);
+    assert_int_equal(pl.g[1].k, 9);
+    assert_int_equal(pl.g[2].k, 7);
+    assert_int_equal(pl.g[2].r, CZ_NTT_RUN_LOG);
+    /* the tile's threads: a whole number of butterflies each per stage */
+    assert_int_equal((1u << (CZ_NTT_TILE_LOG - 1)) % CZ_NTT_TILE_THREADS, 0);
+}
+
+/* small tiles (2^2 .. 2^6) give many groups, runs shorter than
+ * CZ_NTT_RUN_LOG and tiles smaller than the threads: forward and inverse
+ * against the CPU at every size up to 2^NTT_MAX_LOG; and 2^14 with the
+ * production tile (two groups: 11 stages, then 3 with runs of 4) */
+static void test_ntt_tiles(void **state)
+{
+    (void)state;
+    for (unsigned tile = 2; tile <= 6; tile++)
+        for (unsigned log_n = 1; log_n <= NTT_MAX_LOG; log_n += (tile == 2 ? 1 : 3)) {
+            uint64_t n = (uint64_t)1 << log_n;
+            emu_domain d;
+            emu_domain_build(&d, log_n);
+            cz_ntt_domain *cd;
+            assert_int_equal(cz_ntt_domain_create(&cd, log_n, NULL), CZ_OK);
+            cz_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+            for (int inv = 0; inv < 2; inv++) {
+                for (uint64_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
+                memcpy(y, x, n * sizeof *x);
+                emu_transform_tiles(&d, x, inv, tile);
+                /* cz_ntt_inverse includes the 1/n */
+                if (inv) {
+                    for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(x, NULL, NULL, &d.n_inv, i);
+                    cz_ntt_inverse(NULL, cd, y);
+                } else {
+                    cz_ntt_forward(NULL, cd, y);
+                }
+                if (memcmp(x, y, n * sizeof *x))
+                    fail_msg("tiled NTT (tile 2^%u, %s) differs from the CPU's at 2^%u", tile, inv ? "inverse" : "forward",
+                             log_n);
+            }
+            free(x);
+            free(y);
+            cz_ntt_domain_free(cd);
+            emu_domain_free(&d);
+        }
+#ifndef CUZK_SANITIZED
+    unsigned log_n = 14;
+    uint64_t n = (uint64_t)1 << log_n;
+    emu_domain d;
+    emu_domain_build(&d, log_n);
+    cz_ntt_domain *cd;
+    assert_int_equal(cz_ntt_domain_create(&cd, log_n, NULL), CZ_OK);
+    cz_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    for (uint64_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
+    memcpy(y, x, n * sizeof *x);
+    emu_ntt(&d, x, CFWD);
+    cz_ntt_coset_forward(NULL, cd, y);
+    assert_memory_equal(x, y, n * sizeof *x);
+    free(x);
+    free(y);
+    cz_ntt_domain_free(cd);
+    emu_domain_free(&d);
+#endif
 }
 
 /* mirrors czc_quotient: a, b, c -> iNTT, ·g^i/n, NTT; pointwise; iNTT, ·g^-i/n */
@@ -277,9 +389,16 @@ static void replay_fold(cz_g1_xyzz *p, uint64_t len, uint64_t rows)
     for (uint64_t half = len / 2; half >= 1; half /= 2) REPLAY_1D(rows * half, t, cz_d_fold(p, len, half, rows, t));
 }
 
-/* czc_msm_g1 with cfg {window, chunk_log}; *plan_out receives the plan */
+/* what a replay saw: pieces over all chunks and windows, and partial
+ * slots (pieces of buckets split over several threads) */
+typedef struct {
+    uint64_t pieces, slots;
+} replay_stats;
+
+/* czc_msm_g1 with cfg {window, chunk_log}; *plan_out receives the plan,
+ * *stats (if not NULL) the piece counts */
 static void replay_msm(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scalar *sc, uint64_t n, unsigned window,
-                       unsigned chunk_log, cz_msm_plan *plan_out)
+                       unsigned chunk_log, cz_msm_plan *plan_out, replay_stats *stats)
 {
     cz_g1_jac_set_infinity(out);
     cz_msm_plan p;
@@ -291,6 +410,10 @@ static void replay_msm(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scala
     cz_g1_xyzz *buckets = calloc(nbk, sizeof *buckets);
     uint32_t *cnt = malloc(ncnt * sizeof *cnt), *cursor = malloc(ncnt * sizeof *cursor);
     uint32_t *sorted = malloc((size_t)p.nwin * p.chunk * sizeof *sorted);
+    uint32_t *pc = malloc(ncnt * sizeof *pc), *qc = malloc(ncnt * sizeof *qc);
+    /* poisoned: a piece reading a slot no piece wrote shows */
+    cz_g1_xyzz *partial = malloc((size_t)p.nwin * p.qmax * sizeof *partial);
+    memset(partial, 0x5a, (size_t)p.nwin * p.qmax * sizeof *partial);
     cz_g1_xyzz *grp = malloc((size_t)p.nwin * p.G * sizeof *grp), *part = malloc(p.T * sizeof *part);
     assert_non_null(buckets);
     assert_non_null(sorted);
@@ -303,7 +426,33 @@ static void replay_msm(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scala
         REPLAY_1D(len, i, cz_d_msm_count(sc + base, len, p.c, p.nwin, p.nb, cnt, i));
         replay_scan(cnt, cursor, p.nb, p.nwin);
         REPLAY_1D(len, i, cz_d_msm_scatter(sc + base, len, p.c, p.nwin, p.nb, cursor, sorted, p.chunk, i));
-        REPLAY_1D(nbk, i, cz_d_msm_acc(buckets, sorted, cnt, bases + base, p.nwin, p.nb, p.chunk, i));
+        REPLAY_1D(ncnt, i, cz_d_msm_pieces_count(pc, qc, cnt, p.nwin, p.nb, p.piece_log, i));
+        replay_scan(pc, NULL, p.nb, p.nwin);
+        replay_scan(qc, NULL, p.nb, p.nwin);
+        /* Race-freedom of the piece launch (which a sequential replay cannot
+         * see): a bucket is added to directly by at most one thread, i.e.
+         * ceil(cnt / S) pieces, and partial slots for exactly the buckets
+         * of two or more; and the bounds the driver sized its launch and
+         * slots by. */
+        for (unsigned w = 0; w < p.nwin; w++)
+            for (uint32_t b = 0; b < p.nb; b++) {
+                size_t r = (size_t)w * (p.nb + 1) + b;
+                uint64_t c = cnt[r + 1] - cnt[r], want = (c + ((uint64_t)1 << p.piece_log) - 1) >> p.piece_log;
+                assert_true(pc[r + 1] - pc[r] == want);
+                assert_true(qc[r + 1] - qc[r] == (want > 1 ? want : 0));
+            }
+        for (unsigned w = 0; w < p.nwin; w++) {
+            uint64_t np = pc[(size_t)w * (p.nb + 1) + p.nb], nq = qc[(size_t)w * (p.nb + 1) + p.nb];
+            assert_true(np <= p.pmax);
+            assert_true(nq <= p.qmax);
+            if (stats) {
+                stats->pieces += np;
+                stats->slots += nq;
+            }
+        }
+        REPLAY_1D((uint64_t)p.nwin * p.pmax, i,
+                  cz_d_msm_piece(buckets, partial, sorted, cnt, pc, qc, bases + base, &p, p.chunk, i));
+        REPLAY_1D(nbk, i, cz_d_msm_merge(buckets, partial, qc, &p, i));
     }
     REPLAY_1D((uint64_t)p.nwin * p.G, i, cz_d_msm_reduce(grp, buckets, p.nwin, p.nb, p.G, i));
     replay_fold(grp, p.G, p.nwin);
@@ -316,6 +465,9 @@ static void replay_msm(cz_g1_jac *out, const cz_g1_affine *bases, const cz_scala
     free(part);
     free(grp);
     free(sorted);
+    free(pc);
+    free(qc);
+    free(partial);
     free(cursor);
     free(cnt);
     free(buckets);
@@ -365,18 +517,24 @@ static void make_scalars(cz_scalar *sc, size_t n, int mix)
 }
 
 /* replay == CPU MSM, as canonical affine bytes */
-static void check_replay(const cz_g1_affine *bases, const cz_scalar *sc, size_t n, unsigned window, unsigned chunk_log)
+static void check_replay_stats(const cz_g1_affine *bases, const cz_scalar *sc, size_t n, unsigned window,
+                               unsigned chunk_log, replay_stats *stats)
 {
     cz_g1_jac ref, got;
     cz_g1_affine ra, ga;
     assert_int_equal(cz_msm_g1(&ref, bases, sc, n, NULL, NULL), CZ_OK);
     cz_msm_plan p;
-    replay_msm(&got, bases, sc, n, window, chunk_log, &p);
+    replay_msm(&got, bases, sc, n, window, chunk_log, &p, stats);
     cz_g1_jac_to_affine(&ra, &ref);
     cz_g1_jac_to_affine(&ga, &got);
     if (memcmp(&ra, &ga, sizeof ra))
         fail_msg("replayed MSM differs from cz_msm_g1: n=%zu c=%u chunk=%llu G=%u", n, p.c,
                  (unsigned long long)p.chunk, p.G);
+}
+
+static void check_replay(const cz_g1_affine *bases, const cz_scalar *sc, size_t n, unsigned window, unsigned chunk_log)
+{
+    check_replay_stats(bases, sc, n, window, chunk_log, NULL);
 }
 
 /* the plan the drivers use: window choice, groups, chunking, ones threads */
@@ -391,6 +549,10 @@ static void test_msm_plan(void **state)
     assert_int_equal(p.G, 1024);
     assert_true(p.chunk == (uint64_t)1 << 24);
     assert_true(p.T == 16384);
+    /* pieces of 2^12 = sqrt(2^24) entries; 2^12 + 2^15 piece threads and
+     * 2^13 partial slots per window */
+    assert_int_equal(p.piece_log, 12);
+    assert_true(p.pmax == 4096 + 32768 && p.qmax == 8192);
     cz_d_msm_plan(&p, 100, 16, 0); /* n < groups */
     assert_int_equal(p.G, 1024);
     assert_true(p.chunk == 100 && p.T == 64);
@@ -475,6 +637,38 @@ static void test_msm_w16_skewed(void **state)
     free(sc);
 }
 
+/* One value for (nearly) every scalar: every window's points fall into one
+ * or two buckets, which the accumulation must split over many piece
+ * threads (the case that serialised a whole chunk on one thread before);
+ * window 16 and a small window, one chunk and chunks of 2^10, each
+ * against the CPU, and the split is seen to happen. */
+static void test_msm_one_bucket(void **state)
+{
+    (void)state;
+    size_t n = MSM_BIG;
+    cz_g1_affine *bases = make_bases(n);
+    cz_scalar *sc = malloc(n * sizeof *sc), v, u;
+    rand_scalar(&v);
+    rand_scalar(&u);
+    for (size_t i = 0; i < n; i++) sc[i] = i % 97 == 3 ? u : v;
+    sc[7].l[0] = 1;
+    memset(&sc[11], 0, sizeof sc[11]);
+    unsigned ws[] = { 16, 6 }, cls[] = { 0, MSM_CHUNK_LOG };
+    for (size_t a = 0; a < 2; a++)
+        for (size_t b = 0; b < 2; b++) {
+            replay_stats st = { 0, 0 };
+            check_replay_stats(bases, sc, n, ws[a], cls[b], &st);
+            cz_msm_plan p;
+            cz_d_msm_plan(&p, n, ws[a], cls[b]);
+            /* about n / 2^piece_log pieces per window, nearly all partial */
+            if (st.slots < (uint64_t)p.nwin * (n >> p.piece_log) / 2)
+                fail_msg("window %u chunk 2^%u: %llu partial slots, buckets not split", ws[a], cls[b],
+                         (unsigned long long)st.slots);
+        }
+    free(bases);
+    free(sc);
+}
+
 /* several chunks: chunks of 2^10 over 2^12 (+ a partial last chunk) points;
  * buckets persist across chunks as on the device (the replay must give
  * the CPU's sum) */
@@ -530,6 +724,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ntt),
+        cmocka_unit_test(test_ntt_plan),
+        cmocka_unit_test(test_ntt_tiles),
         cmocka_unit_test(test_quotient),
         cmocka_unit_test(test_digits),
         cmocka_unit_test(test_msm_plan),
@@ -537,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_msm_windows),
         cmocka_unit_test(test_msm_w16_skewed),
         cmocka_unit_test(test_msm_chunks),
+        cmocka_unit_test(test_msm_one_bucket),
         cmocka_unit_test(test_gather),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
