@@ -16,8 +16,9 @@
  *               of one array; see big_msm for the bases and the CPU
  *               reference), checked and timed at 2^20 .. 2^msm-max (2^25
  *               and 2^26 run 2 and 4 device chunks of 2^24), 2^22 again in
- *               chunks of 2^20, and the 2^cpu-msm device result against
- *               the CPU library's full MSM;
+ *               chunks of 2^20, 2^24 with all scalars equal (the bucket
+ *               pieces' worst case), and the 2^cpu-msm device result
+ *               against the CPU library's full MSM;
  *   ntt         NTT forward and the quotient at 2^ntt-check-max vs the CPU;
  *   proofs      GPU prove_start + the unchanged prove_finish give the CPU
  *               prover's 192 bytes for the same (r, s) and verify; an
@@ -493,7 +494,7 @@ static void big_msm(unsigned lo_log, unsigned hi_log, unsigned cpu_log)
     if (lo_log < BIG_K_LOG) lo_log = BIG_K_LOG;
     double t0 = now_ms();
     cz_g1_affine *A, *B, *bases, *d_b = NULL;
-    cz_scalar *sc, *d_s = NULL;
+    cz_scalar *sc, *d_s = NULL, *eq = NULL;
     cz_g1_affine cpu_ref, dev_at_cpu_log;
     bool have_dev_at_cpu_log = false;
     cz_errbuf e, *err = &e;
@@ -555,6 +556,36 @@ static void big_msm(unsigned lo_log, unsigned hi_log, unsigned cpu_log)
             have_dev_at_cpu_log = true;
         }
     }
+    /* 2^24 scalars all equal: every window's points in one bucket, the
+     * bucket pieces' worst case (one thread per bucket would add 2^24
+     * points in a row), against the same linearity reference */
+    if (hi_log >= 24) {
+        size_t n = (size_t)1 << 24;
+        cz_fr f;
+        cz_scalar v;
+        rnd_fr(&f);
+        cz_scalar_from_fr(&v, &f);
+        if (!(eq = malloc(n * sizeof *eq))) {
+            st = cz_err(err, CZ_ERR_NOMEM, "msm: host memory for the equal scalars");
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) eq[i] = v;
+        if ((st = czc_upload(ctx, d_s, eq, n * sizeof *d_s, ctx->s_comp, pool, err)) != CZ_OK) goto out;
+        CZC_TRY(cudaStreamSynchronize(ctx->s_comp));
+        cz_msm_plan pl;
+        cz_d_msm_plan(&pl, n, 0, 0);
+        cz_g1_jac got;
+        double t1 = now_ms();
+        if ((st = czc_msm_g1(&got, d_b, d_s, n, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
+        double dt = now_ms() - t1;
+        cz_g1_affine ga, ra;
+        cz_g1_jac_to_affine(&ga, &got);
+        cz_status rs = big_reference(&ra, eq, n, A, B);
+        snprintf(name, sizeof name, "check msm_g1 distinct n=2^24 equal scalars c=%u pieces of 2^%u", pl.c,
+                 pl.piece_log);
+        if (rs != CZ_OK) fail_st(name, rs, NULL);
+        else row(name, dt, "ms", memcmp(&ga, &ra, sizeof ga) ? "FAIL" : "ok");
+    }
 out:
     cudaFree(d_b);
     cudaFree(d_s);
@@ -579,6 +610,7 @@ done:
     free(B);
     free(bases);
     free(sc);
+    free(eq);
 }
 
 /* ---- proofs ------------------------------------------------------------------------- */
@@ -867,7 +899,8 @@ static void print_plan(const options *o)
     printf("  small       ntt 4 kinds 2^0..2^20, quotient 2^1..2^20, msm n=1..2^16 x 4 mixes, windows 1..20\n");
     printf("  msm         2^%d distinct bases (A[i mod 2^16] + B[i div 2^16]), checked+timed 2^%d..2^%d\n",
            o->msm_max, o->msm_min, o->msm_max);
-    printf("              (device chunk 2^24: 2^25 = 2 chunks, 2^26 = 4), 2^22 in chunks of 2^20;\n");
+    printf("              (device chunk 2^24: 2^25 = 2 chunks, 2^26 = 4), 2^22 in chunks of 2^20,\n");
+    printf("              2^24 with all scalars equal (one bucket per window);\n");
     printf("              CPU reference by linearity (n Fr additions + MSMs of 2^16 and n/2^16 points);\n");
     if (o->cpu_msm) printf("              full CPU MSM at 2^%d vs the device\n", o->cpu_msm);
     printf("  ntt         ntt fwd and quotient 2^%d vs the CPU\n", o->ntt_check_max);

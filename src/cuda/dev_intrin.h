@@ -36,8 +36,15 @@
 #define CZ_HD static __host__ __device__ __forceinline__
 /* point formulas: one out-of-line copy per kernel file instead of one per
  * call site (each is ~10 inlined Montgomery multiplications; inlining them
- * everywhere multiplied ptxas time and code size without a measured gain) */
+ * everywhere multiplied ptxas time and code size). The price: an
+ * accumulator passed to an out-of-line call lives in local memory, not
+ * registers. CZ_CUDA_INLINE_POINTS (CMake -DCUZK_CUDA_INLINE_POINTS=ON)
+ * inlines them so the device check can time both builds; same results. */
+#ifdef CZ_CUDA_INLINE_POINTS
+#define CZ_HD_PT static __host__ __device__ __forceinline__
+#else
 #define CZ_HD_PT static inline __host__ __device__ __noinline__
+#endif
 #else
 #define CZ_HD static inline
 #define CZ_HD_PT static inline

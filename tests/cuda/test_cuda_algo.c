@@ -543,16 +543,21 @@ static void test_msm_plan(void **state)
     (void)state;
     cz_msm_plan p;
     cz_d_msm_plan(&p, (uint64_t)1 << 26, 0, 0);
-    assert_int_equal(p.c, 16);
-    assert_int_equal(p.nwin, 16);
-    assert_int_equal(p.nb, 32768);
-    assert_int_equal(p.G, 1024);
+    assert_int_equal(p.c, 20);
+    assert_int_equal(p.nwin, 13);
+    assert_int_equal(p.nb, 1u << 19);
+    assert_int_equal(p.G, 8192); /* 64 buckets a group */
     assert_true(p.chunk == (uint64_t)1 << 24);
     assert_true(p.T == 16384);
-    /* pieces of 2^12 = sqrt(2^24) entries; 2^12 + 2^15 piece threads and
+    /* pieces of 2^12 = sqrt(2^24) entries; 2^12 + 2^19 piece threads and
      * 2^13 partial slots per window */
     assert_int_equal(p.piece_log, 12);
-    assert_true(p.pmax == 4096 + 32768 && p.qmax == 8192);
+    assert_true(p.pmax == 4096 + (1u << 19) && p.qmax == 8192);
+    cz_d_msm_plan(&p, (uint64_t)1 << 20, 0, 0);
+    assert_int_equal(p.c, 16);
+    assert_int_equal(p.G, 1024);
+    assert_int_equal(p.piece_log, 10); /* the chunk is the 2^20 points */
+    assert_true(p.pmax == 1024 + 32768 && p.qmax == 2048);
     cz_d_msm_plan(&p, 100, 16, 0); /* n < groups */
     assert_int_equal(p.G, 1024);
     assert_true(p.chunk == 100 && p.T == 64);
@@ -562,9 +567,13 @@ static void test_msm_plan(void **state)
     assert_true(p.chunk == 1024);
     for (unsigned lg = 0; lg < 40; lg++) {
         unsigned c = cz_d_msm_window((uint64_t)1 << lg);
-        assert_int_equal(c, lg < 8 ? 4 : (lg > 20 ? 16 : lg - 4));
+        /* below 2^21: log2 n - 4 in 4..16; then the fewest additions,
+         * ceil(256/c)·(n + 2^c) over c = 16..20 (computed by hand) */
+        unsigned want = lg < 8 ? 4 : (lg <= 20 ? (lg - 4 < 16 ? lg - 4 : 16) : (lg == 21 ? 16 : (lg == 22 ? 19 : 20)));
+        assert_int_equal(c, want);
         cz_d_msm_plan(&p, (uint64_t)1 << lg, 0, 0);
         assert_int_equal(p.nb % p.G, 0);
+        assert_true(p.nb / p.G <= CZ_MSM_GROUP_BUCKETS || p.G == CZ_MSM_GROUPS_MAX);
     }
 }
 
@@ -615,6 +624,14 @@ static void test_msm_windows(void **state)
     check_replay(bases, sc, n, 0, 0);
     check_replay(bases, sc, 100, 16, 0);
     check_replay(bases, sc, 1, 16, 0);
+#ifndef CUZK_SANITIZED
+    /* window 18: 2^17 buckets in 2048 groups of 64 (the plan's large
+     * windows reduce in more than 1024 groups) */
+    cz_msm_plan p18;
+    cz_d_msm_plan(&p18, n, 18, 0);
+    assert_int_equal(p18.G, 2048);
+    check_replay(bases, sc, n, 18, 0);
+#endif
     free(bases);
     free(sc);
 }
