@@ -129,45 +129,55 @@ static void emu_transform(const emu_domain *d, cz_fr *x, bool inverse)
 
 enum { FWD, INV, CFWD, CINV };
 
-static void emu_ntt(const emu_domain *d, cz_fr *x, int kind)
+/* czc_ntt of the given kind with tiles of 2^tile_log */
+static void emu_ntt_tiles(const emu_domain *d, cz_fr *x, int kind, unsigned tile_log)
 {
     uint64_t n = (uint64_t)1 << d->log_n;
     if (kind == CFWD)
         for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(x, d->g_lo, d->g_hi, &d->one, i);
-    emu_transform(d, x, kind == INV || kind == CINV);
+    emu_transform_tiles(d, x, kind == INV || kind == CINV, tile_log);
     if (kind == INV)
         for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(x, NULL, NULL, &d->n_inv, i);
     if (kind == CINV)
         for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(x, d->gi_lo, d->gi_hi, &d->n_inv, i);
 }
 
+/* the replayed transforms of kinds kind_lo..kind_hi at 2^log_n with tiles
+ * of 2^tile_log, each on fresh random input, against cz_ntt_* */
+static void check_ntt(unsigned log_n, unsigned tile_log, int kind_lo, int kind_hi)
+{
+    static const char *names[] = { "forward", "inverse", "coset forward", "coset inverse" };
+    uint64_t n = (uint64_t)1 << log_n;
+    emu_domain d;
+    emu_domain_build(&d, log_n);
+    cz_ntt_domain *cd;
+    assert_int_equal(cz_ntt_domain_create(&cd, log_n, NULL), CZ_OK);
+    cz_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    for (int kind = kind_lo; kind <= kind_hi; kind++) {
+        for (uint64_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
+        memcpy(y, x, n * sizeof *x);
+        emu_ntt_tiles(&d, x, kind, tile_log);
+        switch (kind) {
+        case FWD: cz_ntt_forward(NULL, cd, y); break;
+        case INV: cz_ntt_inverse(NULL, cd, y); break;
+        case CFWD: cz_ntt_coset_forward(NULL, cd, y); break;
+        default: cz_ntt_coset_inverse(NULL, cd, y); break;
+        }
+        if (memcmp(x, y, n * sizeof *x))
+            fail_msg("replayed NTT (%s, tiles of 2^%u) differs from the CPU's at 2^%u", names[kind], tile_log, log_n);
+    }
+    free(x);
+    free(y);
+    cz_ntt_domain_free(cd);
+    emu_domain_free(&d);
+}
+
+/* the four kinds with the production tile, 2^0..2^NTT_MAX_LOG */
 static void test_ntt(void **state)
 {
     (void)state;
-    for (unsigned log_n = 0; log_n <= NTT_MAX_LOG; log_n += (log_n < 4 ? 1 : 4)) {
-        uint64_t n = (uint64_t)1 << log_n;
-        emu_domain d;
-        emu_domain_build(&d, log_n);
-        cz_ntt_domain *cd;
-        assert_int_equal(cz_ntt_domain_create(&cd, log_n, NULL), CZ_OK);
-        cz_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-        for (int kind = FWD; kind <= CINV; kind++) {
-            for (uint64_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
-            memcpy(y, x, n * sizeof *x);
-            emu_ntt(&d, x, kind);
-            switch (kind) {
-            case FWD: cz_ntt_forward(NULL, cd, y); break;
-            case INV: cz_ntt_inverse(NULL, cd, y); break;
-            case CFWD: cz_ntt_coset_forward(NULL, cd, y); break;
-            default: cz_ntt_coset_inverse(NULL, cd, y); break;
-            }
-            assert_memory_equal(x, y, n * sizeof *x);
-        }
-        free(x);
-        free(y);
-        cz_ntt_domain_free(cd);
-        emu_domain_free(&d);
-    }
+    for (unsigned log_n = 0; log_n <= NTT_MAX_LOG; log_n += (log_n < 4 ? 1 : 4))
+        check_ntt(log_n, CZ_NTT_TILE_LOG, FWD, CINV);
 }
 
 /* The stage groups: every plan covers stages 0..log_n-1 once, in order;
@@ -208,50 +218,9 @@ static void test_ntt_tiles(void **state)
 {
     (void)state;
     for (unsigned tile = 2; tile <= 6; tile++)
-        for (unsigned log_n = 1; log_n <= NTT_MAX_LOG; log_n += (tile == 2 ? 1 : 3)) {
-            uint64_t n = (uint64_t)1 << log_n;
-            emu_domain d;
-            emu_domain_build(&d, log_n);
-            cz_ntt_domain *cd;
-            assert_int_equal(cz_ntt_domain_create(&cd, log_n, NULL), CZ_OK);
-            cz_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-            for (int inv = 0; inv < 2; inv++) {
-                for (uint64_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
-                memcpy(y, x, n * sizeof *x);
-                emu_transform_tiles(&d, x, inv, tile);
-                /* cz_ntt_inverse includes the 1/n */
-                if (inv) {
-                    for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(x, NULL, NULL, &d.n_inv, i);
-                    cz_ntt_inverse(NULL, cd, y);
-                } else {
-                    cz_ntt_forward(NULL, cd, y);
-                }
-                if (memcmp(x, y, n * sizeof *x))
-                    fail_msg("tiled NTT (tile 2^%u, %s) differs from the CPU's at 2^%u", tile, inv ? "inverse" : "forward",
-                             log_n);
-            }
-            free(x);
-            free(y);
-            cz_ntt_domain_free(cd);
-            emu_domain_free(&d);
-        }
+        for (unsigned log_n = 1; log_n <= NTT_MAX_LOG; log_n += (tile == 2 ? 1 : 3)) check_ntt(log_n, tile, FWD, INV);
 #ifndef CUZK_SANITIZED
-    unsigned log_n = 14;
-    uint64_t n = (uint64_t)1 << log_n;
-    emu_domain d;
-    emu_domain_build(&d, log_n);
-    cz_ntt_domain *cd;
-    assert_int_equal(cz_ntt_domain_create(&cd, log_n, NULL), CZ_OK);
-    cz_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-    for (uint64_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
-    memcpy(y, x, n * sizeof *x);
-    emu_ntt(&d, x, CFWD);
-    cz_ntt_coset_forward(NULL, cd, y);
-    assert_memory_equal(x, y, n * sizeof *x);
-    free(x);
-    free(y);
-    cz_ntt_domain_free(cd);
-    emu_domain_free(&d);
+    check_ntt(14, CZ_NTT_TILE_LOG, CFWD, CFWD);
 #endif
 }
 
@@ -569,7 +538,7 @@ static void test_msm_plan(void **state)
         unsigned c = cz_d_msm_window((uint64_t)1 << lg);
         /* below 2^21: log2 n - 4 in 4..16; then the fewest additions,
          * ceil(256/c)·(n + 2^c) over c = 16..20 (computed by hand) */
-        unsigned want = lg < 8 ? 4 : (lg <= 20 ? (lg - 4 < 16 ? lg - 4 : 16) : (lg == 21 ? 16 : (lg == 22 ? 19 : 20)));
+        unsigned want = lg < 8 ? 4 : lg <= 20 ? (lg - 4 < 16 ? lg - 4 : 16) : lg == 21 ? 16 : lg == 22 ? 19 : 20;
         assert_int_equal(c, want);
         cz_d_msm_plan(&p, (uint64_t)1 << lg, 0, 0);
         assert_int_equal(p.nb % p.G, 0);
