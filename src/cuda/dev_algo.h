@@ -21,6 +21,9 @@
  * pairs i0 (bit s clear) with i1 = i0 + 2^s and uses twiddle
  * w^(j·2^(log_n-1-s)), j = i0 mod 2^s. The stages run in groups, each
  * group one pass through shared-memory tiles (see "NTT tiles" below).
+ * The quotient also uses the decimation-in-frequency order of the same
+ * pairs (natural in, bit-reversed out) and the DIT from bit-reversed
+ * input, which together need no permutation pass.
  * The twiddle table holds
  * w^0 .. w^(n/2) (n/2 + 1 entries); the inverse transform uses
  * w^-J = w^(n-J) = -w^(n/2-J) from the same table.
@@ -125,6 +128,36 @@ CZ_HD void cz_d_ntt_tile_stage(cz_fr *sh, const cz_fr *tw, const cz_ntt_group *g
     }
 }
 
+/* phase 2 of a decimation-in-frequency transform: stage s0 + j, the
+ * tile's stages run j = k-1 down to 0 and the groups last to first
+ * (stage log_n - 1 first). Natural order in, bit-reversed order out, no
+ * permutation pass: x[i0], x[i1] <- u + v, (u - v)·w^(±J), the same
+ * pairs and twiddle exponents as the DIT stage. */
+CZ_HD void cz_d_ntt_tile_stage_dif(cz_fr *sh, const cz_fr *tw, const cz_ntt_group *g, unsigned log_n, uint64_t b,
+                                   unsigned j, unsigned t, bool inverse)
+{
+    uint64_t nbf = (uint64_t)1 << (g->k - 1 + g->r), rmask = ((uint64_t)1 << g->r) - 1;
+    uint64_t lo_grp = b & (((uint64_t)1 << (g->s0 - g->r)) - 1);
+    unsigned s = g->s0 + j;
+    for (uint64_t u = t; u < nbf; u += CZ_NTT_TILE_THREADS) {
+        uint64_t l = u & rmask, m = u >> g->r;
+        uint64_t mlo = m & (((uint64_t)1 << j) - 1);
+        uint64_t mid0 = ((m >> j) << (j + 1)) | mlo;
+        uint64_t e0 = (mid0 << g->r) | l, e1 = e0 + ((uint64_t)1 << (j + g->r));
+        uint64_t J = ((mlo << g->s0) | (lo_grp << g->r) | l) << (log_n - 1 - s);
+        cz_fr uu = sh[e0], v = sh[e1], d;
+        cz_d_fr_add(&sh[e0], &uu, &v);
+        if (inverse) {
+            /* (u - v)·w^-J = (v - u)·w^(n/2 - J) */
+            cz_d_fr_sub(&d, &v, &uu);
+            cz_d_fr_mul(&sh[e1], &d, &tw[((uint64_t)1 << (log_n - 1)) - J]);
+        } else {
+            cz_d_fr_sub(&d, &uu, &v);
+            cz_d_fr_mul(&sh[e1], &d, &tw[J]);
+        }
+    }
+}
+
 /* phase 3, thread t of block b: x[index(e)] = sh[e] */
 CZ_HD void cz_d_ntt_tile_store(cz_fr *x, const cz_fr *sh, const cz_ntt_group *g, uint64_t b, unsigned t)
 {
@@ -166,6 +199,18 @@ CZ_HD void cz_d_ntt_scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const cz_f
     } else {
         f = *s;
     }
+    cz_d_fr_mul(&x[i], &x[i], &f);
+}
+
+/* thread i < n of a bit-reversed array: x[i] *= s · f(bitrev(i)), f from
+ * the two-level tables (the coset scaling of coefficients that a DIF
+ * inverse left in bit-reversed order) */
+CZ_HD void cz_d_ntt_scale_rev(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const cz_fr *s, unsigned log_n, uint64_t i)
+{
+    uint64_t k = cz_d_bitrev(i, log_n);
+    cz_fr f;
+    cz_d_fr_mul(&f, &hi[k >> CZ_DEV_TAB_BITS], &lo[k & (CZ_DEV_TAB_LO - 1)]);
+    cz_d_fr_mul(&f, &f, s);
     cz_d_fr_mul(&x[i], &x[i], &f);
 }
 

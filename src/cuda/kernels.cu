@@ -11,10 +11,11 @@
  * Design (details in src/cuda/README.md):
  *   NTT: bit reversal, then the log n radix-2 stages in groups, one launch
  *     per group, each block working a 2^11-element tile in shared memory
- *     (3 passes over global memory at 2^27); twiddles w^0..w^(n/2)
+ *     (bit reversal + 3 tile passes at 2^27); twiddles w^0..w^(n/2)
  *     resident per domain size; per-element factors g^±i / n from
  *     two-level tables. The quotient is the 7 transforms of cz_quotient_h
- *     chained on one stream, no host copies.
+ *     chained on one stream, no host copies; its first six pair a DIF
+ *     inverse with a DIT forward, so they need no bit-reversal pass.
  *   MSM: points are processed in chunks of 2^chunk_log; per chunk a
  *     counting sort by (window, |digit|) (count with atomics, per-window
  *     block scan, scatter with atomic cursors), then each bucket's entries
@@ -47,15 +48,16 @@ __global__ void k_bitrev(cz_fr *x, unsigned log_n, uint64_t n)
 
 /* one tile per block (CZ_NTT_TILE_THREADS threads, 2^(k+r) · 32 B of
  * dynamic shared memory): the group's stages in shared memory */
-__global__ void k_ntt_tile(cz_fr *x, const cz_fr *tw, unsigned log_n, cz_ntt_group g, bool inverse)
+__global__ void k_ntt_tile(cz_fr *x, const cz_fr *tw, unsigned log_n, cz_ntt_group g, bool inverse, bool dif)
 {
     extern __shared__ cz_fr sh[];
     unsigned t = threadIdx.x;
     uint64_t b = blockIdx.x;
     cz_d_ntt_tile_load(sh, x, &g, b, t);
     __syncthreads();
-    for (unsigned j = 0; j < g.k; j++) {
-        cz_d_ntt_tile_stage(sh, tw, &g, log_n, b, j, t, inverse);
+    for (unsigned q = 0; q < g.k; q++) {
+        if (dif) cz_d_ntt_tile_stage_dif(sh, tw, &g, log_n, b, g.k - 1 - q, t, inverse);
+        else cz_d_ntt_tile_stage(sh, tw, &g, log_n, b, q, t, inverse);
         __syncthreads();
     }
     cz_d_ntt_tile_store(x, sh, &g, b, t);
@@ -65,6 +67,12 @@ __global__ void k_twiddle(cz_fr *tw, const cz_fr *lo, const cz_fr *hi, uint64_t 
 {
     uint64_t j = CZC_TID();
     if (j < count) cz_d_ntt_twiddle(tw, lo, hi, j);
+}
+
+__global__ void k_scale_rev(cz_fr *x, const cz_fr *lo, const cz_fr *hi, cz_fr s, unsigned log_n, uint64_t n)
+{
+    uint64_t i = CZC_TID();
+    if (i < n) cz_d_ntt_scale_rev(x, lo, hi, &s, log_n, i);
 }
 
 __global__ void k_scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, cz_fr s, uint64_t n)
@@ -340,7 +348,16 @@ out:
     return st;
 }
 
-static cz_status transform(cz_fr *x, const czc_domain *d, bool inverse, cudaStream_t s, cz_errbuf *err)
+/* The radix-2 transform without the 1/n (inverse: w^-1), one launch per
+ * stage group (dev_launch.h): NTT_NAT DIT after a bit-reversal pass,
+ * natural order in and out; NTT_REV_IN DIT on input already in
+ * bit-reversed order (no pass); NTT_DIF decimation in frequency, natural
+ * in, bit-reversed out (no pass). The quotient pairs the last two so its
+ * first six transforms need no permutation pass. */
+enum { NTT_NAT, NTT_REV_IN, NTT_DIF };
+
+static cz_status transform_mode(cz_fr *x, const czc_domain *d, bool inverse, int mode, cudaStream_t s,
+                                cz_errbuf *err)
 {
     cz_status st = CZ_OK;
     uint64_t n = (uint64_t)1 << d->log_n;
@@ -349,17 +366,25 @@ static cz_status transform(cz_fr *x, const czc_domain *d, bool inverse, cudaStre
     /* tiles above 48 KiB need the kernel's dynamic shared memory limit raised */
     CZC_TRY(cudaFuncSetAttribute(k_ntt_tile, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)(((size_t)1 << CZ_NTT_TILE_LOG) * sizeof(cz_fr))));
-    k_bitrev<<<grid_for(n), CZC_BLOCK, 0, s>>>(x, d->log_n, n);
-    LAUNCH_CHECK();
-    for (unsigned gi = 0; gi < pl.ngroups; gi++) {
-        const cz_ntt_group *g = &pl.g[gi];
+    if (mode == NTT_NAT) {
+        k_bitrev<<<grid_for(n), CZC_BLOCK, 0, s>>>(x, d->log_n, n);
+        LAUNCH_CHECK();
+    }
+    for (unsigned q = 0; q < pl.ngroups; q++) {
+        bool dif = mode == NTT_DIF;
+        const cz_ntt_group *g = &pl.g[dif ? pl.ngroups - 1 - q : q];
         size_t shmem = ((size_t)1 << (g->k + g->r)) * sizeof(cz_fr);
         k_ntt_tile<<<(unsigned)cz_d_ntt_tiles(g, d->log_n), CZ_NTT_TILE_THREADS, shmem, s>>>(x, d->tw, d->log_n, *g,
-                                                                                              inverse);
+                                                                                              inverse, dif);
         LAUNCH_CHECK();
     }
 out:
     return st;
+}
+
+static cz_status transform(cz_fr *x, const czc_domain *d, bool inverse, cudaStream_t s, cz_errbuf *err)
+{
+    return transform_mode(x, d, inverse, NTT_NAT, s, err);
 }
 
 static cz_status scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const cz_fr *f, uint64_t n, cudaStream_t s,
@@ -402,10 +427,13 @@ cz_status czc_quotient(cz_fr *a, cz_fr *b, cz_fr *c, const czc_domain *d, cudaSt
     uint64_t n = (uint64_t)1 << d->log_n;
     cz_fr *v[3] = { a, b, c };
     for (int k = 0; k < 3; k++) {
-        /* coefficients (iNTT), times g^i / n, evaluated on the coset (NTT) */
-        if ((st = transform(v[k], d, true, s, err)) != CZ_OK) return st;
-        if ((st = scale(v[k], d->g_lo, d->g_hi, &d->n_inv, n, s, err)) != CZ_OK) return st;
-        if ((st = transform(v[k], d, false, s, err)) != CZ_OK) return st;
+        /* coefficients (DIF iNTT: left in bit-reversed order), times
+         * g^i / n at position bitrev(i), evaluated on the coset (DIT NTT
+         * from bit-reversed input): no permutation pass */
+        if ((st = transform_mode(v[k], d, true, NTT_DIF, s, err)) != CZ_OK) return st;
+        k_scale_rev<<<grid_for(n), CZC_BLOCK, 0, s>>>(v[k], d->g_lo, d->g_hi, d->n_inv, d->log_n, n);
+        LAUNCH_CHECK();
+        if ((st = transform_mode(v[k], d, false, NTT_REV_IN, s, err)) != CZ_OK) return st;
     }
     k_pointwise<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, b, c, d->z_inv, n);
     LAUNCH_CHECK();

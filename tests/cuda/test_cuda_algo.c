@@ -95,31 +95,45 @@ static void emu_domain_free(emu_domain *d)
     free(d->gi_hi);
 }
 
-/* transform() of kernels.cu with tiles of 2^tile_log: k_bitrev, then one
- * k_ntt_tile launch per group, replayed block by block and, inside a block,
- * phase by phase (load; each stage; store) as __syncthreads separates
- * them. The shared tile is poisoned before each block so that a phase
- * reading an element no earlier phase of the block wrote shows. */
-static void emu_transform_tiles(const emu_domain *d, cz_fr *x, bool inverse, unsigned tile_log)
+/* transform_mode() of kernels.cu with tiles of 2^tile_log: NAT = k_bitrev
+ * then the groups in order (DIT); REV_IN = the groups without the pass
+ * (DIT from bit-reversed input); DIF = the groups last to first, each
+ * tile's stages from the top (natural in, bit-reversed out). Each
+ * k_ntt_tile launch is replayed block by block and, inside a block, phase
+ * by phase (load; each stage; store) as __syncthreads separates them. The
+ * shared tile is poisoned before each block so that a phase reading an
+ * element no earlier phase of the block wrote shows. */
+enum { MODE_NAT, MODE_REV_IN, MODE_DIF };
+
+static void emu_transform_mode(const emu_domain *d, cz_fr *x, bool inverse, int mode, unsigned tile_log)
 {
     uint64_t n = (uint64_t)1 << d->log_n;
-    for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(x, d->log_n, i);
+    if (mode == MODE_NAT)
+        for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(x, d->log_n, i);
     cz_ntt_plan pl;
     cz_d_ntt_plan(&pl, d->log_n, tile_log);
     cz_fr *sh = malloc(((size_t)1 << tile_log) * sizeof *sh);
     assert_non_null(sh);
-    for (unsigned gi = 0; gi < pl.ngroups; gi++) {
-        const cz_ntt_group *g = &pl.g[gi];
+    for (unsigned q = 0; q < pl.ngroups; q++) {
+        bool dif = mode == MODE_DIF;
+        const cz_ntt_group *g = &pl.g[dif ? pl.ngroups - 1 - q : q];
         for (uint64_t b = 0; b < cz_d_ntt_tiles(g, d->log_n); b++) {
             memset(sh, 0xa5, ((size_t)1 << tile_log) * sizeof *sh);
             for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_load(sh, x, g, b, t);
             for (unsigned j = 0; j < g->k; j++)
-                for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++)
-                    cz_d_ntt_tile_stage(sh, d->tw, g, d->log_n, b, j, t, inverse);
+                for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) {
+                    if (dif) cz_d_ntt_tile_stage_dif(sh, d->tw, g, d->log_n, b, g->k - 1 - j, t, inverse);
+                    else cz_d_ntt_tile_stage(sh, d->tw, g, d->log_n, b, j, t, inverse);
+                }
             for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_store(x, sh, g, b, t);
         }
     }
     free(sh);
+}
+
+static void emu_transform_tiles(const emu_domain *d, cz_fr *x, bool inverse, unsigned tile_log)
+{
+    emu_transform_mode(d, x, inverse, MODE_NAT, tile_log);
 }
 
 static void emu_transform(const emu_domain *d, cz_fr *x, bool inverse)
@@ -224,15 +238,52 @@ static void test_ntt_tiles(void **state)
 #endif
 }
 
-/* mirrors czc_quotient: a, b, c -> iNTT, ·g^i/n, NTT; pointwise; iNTT, ·g^-i/n */
+/* The DIF transform (and its inverse) leaves the DIT transform's output
+ * in bit-reversed order; DIT from bit-reversed input equals DIT with its
+ * permutation pass on the un-permuted array: with the production tile
+ * and small ones, against the natural-order replay */
+static void test_ntt_dif(void **state)
+{
+    (void)state;
+    unsigned tiles[] = { CZ_NTT_TILE_LOG, 2, 3, 5 };
+    for (size_t ti = 0; ti < sizeof tiles / sizeof *tiles; ti++)
+        for (unsigned log_n = 1; log_n <= NTT_MAX_LOG; log_n += 1 + (log_n > 4)) {
+            uint64_t n = (uint64_t)1 << log_n;
+            emu_domain d;
+            emu_domain_build(&d, log_n);
+            cz_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z);
+            for (int inv = 0; inv < 2; inv++) {
+                for (uint64_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
+                memcpy(y, x, n * sizeof *x);
+                memcpy(z, x, n * sizeof *x);
+                emu_transform_mode(&d, x, inv, MODE_NAT, tiles[ti]);
+                emu_transform_mode(&d, y, inv, MODE_DIF, tiles[ti]);
+                for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(y, log_n, i);
+                if (memcmp(x, y, n * sizeof *x))
+                    fail_msg("DIF (tile 2^%u, %s) is not the bit-reversed DIT at 2^%u", tiles[ti],
+                             inv ? "inverse" : "forward", log_n);
+                for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(z, log_n, i);
+                emu_transform_mode(&d, z, inv, MODE_REV_IN, tiles[ti]);
+                if (memcmp(x, z, n * sizeof *x))
+                    fail_msg("DIT from bit-reversed input (tile 2^%u) differs at 2^%u", tiles[ti], log_n);
+            }
+            free(x);
+            free(y);
+            free(z);
+            emu_domain_free(&d);
+        }
+}
+
+/* mirrors czc_quotient: a, b, c -> DIF iNTT (bit-reversed out), ·g^rev(i)/n,
+ * DIT NTT from bit-reversed input; pointwise; iNTT, ·g^-i/n */
 static void emu_quotient(const emu_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
 {
     uint64_t n = (uint64_t)1 << d->log_n;
     cz_fr *v[3] = { a, b, c };
     for (int k = 0; k < 3; k++) {
-        emu_transform(d, v[k], true);
-        for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(v[k], d->g_lo, d->g_hi, &d->n_inv, i);
-        emu_transform(d, v[k], false);
+        emu_transform_mode(d, v[k], true, MODE_DIF, CZ_NTT_TILE_LOG);
+        for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale_rev(v[k], d->g_lo, d->g_hi, &d->n_inv, d->log_n, i);
+        emu_transform_mode(d, v[k], false, MODE_REV_IN, CZ_NTT_TILE_LOG);
     }
     cz_fr gm, zinv, one = CZ_FR_ONE;
     cz_fr_from_u64(&gm, 7);
@@ -712,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_ntt),
         cmocka_unit_test(test_ntt_plan),
         cmocka_unit_test(test_ntt_tiles),
+        cmocka_unit_test(test_ntt_dif),
         cmocka_unit_test(test_quotient),
         cmocka_unit_test(test_digits),
         cmocka_unit_test(test_msm_plan),
