@@ -41,10 +41,10 @@
  * shared memory (2^11 · 32 B = 64 KiB, dynamic shared memory: above the
  * 48 KiB default, so the driver raises the kernel's limit), worked on by
  * CZ_NTT_TILE_THREADS threads (each does 2^(TILE_LOG-1) / THREADS
- * butterflies per stage). Occupancy: k_ntt_tile takes 60 registers a
- * thread (ptxas, sm_90), so 512 threads use 30,720 of an SM's 65,536
- * registers: two blocks per SM (1,024 threads, 128 KiB of the 228 KiB of
- * shared memory on an H100/H200, of 164 KiB on an A100). After the first group, a tile holds runs of
+ * butterflies per stage). Occupancy: k_ntt_tile is launch-bounded to
+ * two blocks per SM, at most 64 registers a thread (ptxas: 64, no
+ * spills), so 2 · 512 threads use the SM's 65,536 registers, and 128 KiB
+ * of the 228 KiB of shared memory on an H100/H200 (164 KiB on an A100). After the first group, a tile holds runs of
  * 2^CZ_NTT_RUN_LOG consecutive elements (4 · 32 B = 128 B, one memory
  * transaction per run) so that its loads and stores are coalesced. */
 #define CZ_NTT_TILE_LOG 11u

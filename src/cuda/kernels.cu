@@ -47,8 +47,11 @@ __global__ void k_bitrev(cz_fr *x, unsigned log_n, uint64_t n)
 }
 
 /* one tile per block (CZ_NTT_TILE_THREADS threads, 2^(k+r) · 32 B of
- * dynamic shared memory): the group's stages in shared memory */
-__global__ void k_ntt_tile(cz_fr *x, const cz_fr *tw, unsigned log_n, cz_ntt_group g, bool inverse, bool dif)
+ * dynamic shared memory): the group's stages in shared memory. Bounded
+ * to two blocks per SM, i.e. at most 64 registers a thread (65,536 per
+ * SM; ptxas: 64, no spills, sm_80 and sm_90) */
+__global__ void __launch_bounds__(CZ_NTT_TILE_THREADS, 2)
+    k_ntt_tile(cz_fr *x, const cz_fr *tw, unsigned log_n, cz_ntt_group g, bool inverse, bool dif)
 {
     extern __shared__ cz_fr sh[];
     unsigned t = threadIdx.x;
