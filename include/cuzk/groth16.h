@@ -20,7 +20,7 @@
  * bitmap popcounts, and every loader checks it (a mismatch would shift
  * every later base and fail silently).
  *
- * Prover: prove_start runs the quotient (7 NTTs), the H, L, A and B_G1
+ * Prover: prove_start runs the quotient (6 NTTs), the H, L, A and B_G1
  * MSMs (H and L as one MSM over both queries: they enter C with the same
  * coefficient), frees a, b, c as soon as the NTTs are done, and starts the B_G2
  * MSM on the executor the caller passes; prove_finish joins it and

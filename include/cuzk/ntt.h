@@ -74,15 +74,16 @@ void cz_ntt_coset_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x);
  * Groth16 quotient (docs/design.md §2.6). With m = domain size, a, b, c are the
  * evaluations on <w> (natural order, zero-padded by the caller to m
  * elements each, three distinct buffers) of polynomials A, B, C with
- * A·B − C divisible by Z = X^m − 1. Computes H = (A·B − C)/Z with 7
- * transforms of size m:
- *   iNTT a, b, c; coset NTT each; a·b − c pointwise, times (g^m − 1)^-1;
- *   coset iNTT.
+ * A·B − C divisible by Z = X^m − 1. Computes H = (A·B − C)/Z with 6
+ * transforms of size m, on the coset s·<w> where s = w_2m (s^m = −1):
+ *   iNTT a, b, c; coset NTT of A and B; a·b pointwise; coset iNTT, which
+ *   gives D = C − 2H (see ntt.c); H = (C − D)/2.
  * On return a[0..m−1) holds the coefficients h_0..h_(m−2) of H in natural
  * order (a[m−1] is H's degree-(m−1) coefficient: 0 when A·B − C really is
  * divisible by Z with deg A, deg B <= m−1, deg C <= m−1). b and c are
- * clobbered (scratch). If A·B − C is not divisible by Z, a receives the
- * coset interpolation of (A·B − C)/Z, which is not a polynomial quotient.
+ * clobbered (scratch). If A·B − C is not divisible by Z, a receives no
+ * meaningful polynomial (callers check the rows first: the Groth16 prover
+ * refuses an unsatisfied witness before it gets here).
  */
 void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c);
 

@@ -191,7 +191,7 @@ int cz_bench_prove(int argc, char **argv)
         cz_bench_report_add(r, "msm tables build (before the clock)", tms, "ms", extra);
     }
     cz_bench_report_add(r, "synthesis (witness + SpMV)", best.synth_ms, "ms", extra);
-    cz_bench_report_add(r, "quotient (7 NTTs)", best.g.ntt_ms, "ms", extra);
+    cz_bench_report_add(r, "quotient (6 NTTs)", best.g.ntt_ms, "ms", extra);
     unsigned long long dom = meta_value(dir, circuit, "domain"), naux = meta_value(dir, circuit, "n_aux");
     char name[128];
     if (best.g.msm_l_ms == 0 && best.g.msm_h_ms > 0) {

@@ -36,14 +36,17 @@ cz_status czc_fail(cudaError_t e, const char *file, int line, const char *what, 
 
 /* ---- NTT ------------------------------------------------------------------ */
 /* Device tables of one domain size: twiddles w^0..w^(n/2) and the
- * two-level power tables of g = 7 and g^-1 (see dev_algo.h). Kept
- * resident by the context (they depend only on n). */
+ * two-level power tables (see dev_algo.h) of g = 7 and g^-1 (the public
+ * coset transforms) and of s = w_2n and s^-1 (the quotient's coset, as in
+ * cz_quotient_h). Kept resident by the context (they depend only on n). */
 typedef struct {
     unsigned log_n;
     cz_fr *tw;               /* n/2 + 1 */
     cz_fr *g_lo, *g_hi;      /* 2^16, (n >> 16) + 1 */
     cz_fr *gi_lo, *gi_hi;
-    cz_fr n_inv, z_inv;      /* host copies: 1/n, 1/(g^n - 1) */
+    cz_fr *s_lo, *s_hi;      /* the same sizes */
+    cz_fr *si_lo, *si_hi;
+    cz_fr n_inv, inv_2n;     /* host copies: 1/n, 1/(2n) */
 } czc_domain;
 
 /* Device bytes of a domain of size 2^log_n. */

@@ -877,7 +877,7 @@ static void time_ntt(unsigned lo, unsigned hi)
         char name[64];
         snprintf(name, sizeof name, "time ntt fwd 2^%u", lg);
         row(name, t_ntt, "ms", "");
-        snprintf(name, sizeof name, "time quotient (7 NTTs) 2^%u", lg);
+        snprintf(name, sizeof name, "time quotient (6 NTTs) 2^%u", lg);
         row(name, t_q, "ms", "");
     }
 }

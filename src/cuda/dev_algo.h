@@ -214,13 +214,25 @@ CZ_HD void cz_d_ntt_scale_rev(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const 
     cz_d_fr_mul(&x[i], &x[i], &f);
 }
 
-/* thread i < n: a[i] = (a[i]·b[i] - c[i]) · zinv */
-CZ_HD void cz_d_quotient_pointwise(cz_fr *a, const cz_fr *b, const cz_fr *c, const cz_fr *zinv, uint64_t i)
+/* thread i < n: a[i] *= b[i] (the quotient's products on the coset) */
+CZ_HD void cz_d_mul_pointwise(cz_fr *a, const cz_fr *b, uint64_t i)
 {
-    cz_fr t;
-    cz_d_fr_mul(&t, &a[i], &b[i]);
-    cz_d_fr_sub(&t, &t, &c[i]);
-    cz_d_fr_mul(&a[i], &t, zinv);
+    cz_d_fr_mul(&a[i], &a[i], &b[i]);
+}
+
+/* thread i < n of two bit-reversed coefficient arrays, the quotient's last
+ * step (cz_quotient_h): a[i] = (c[i] − a[i]·f(bitrev(i)))·s, with a = the
+ * unscaled inverse transform n·s^k·D_k, f = s^-k from the two-level
+ * tables, c = n·C_k and s = 1/(2n): H_k = (C_k − D_k)/2 */
+CZ_HD void cz_d_quotient_combine_rev(cz_fr *a, const cz_fr *c, const cz_fr *lo, const cz_fr *hi, const cz_fr *s,
+                                     unsigned log_n, uint64_t i)
+{
+    uint64_t k = cz_d_bitrev(i, log_n);
+    cz_fr f, t;
+    cz_d_fr_mul(&f, &hi[k >> CZ_DEV_TAB_BITS], &lo[k & (CZ_DEV_TAB_LO - 1)]);
+    cz_d_fr_mul(&t, &a[i], &f);
+    cz_d_fr_sub(&t, &c[i], &t);
+    cz_d_fr_mul(&a[i], &t, s);
 }
 
 /* true when row i is not satisfied (a_i·b_i != c_i) */

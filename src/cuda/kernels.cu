@@ -13,9 +13,10 @@
  *     per group, each block working a 2^11-element tile in shared memory
  *     (bit reversal + 3 tile passes at 2^27); twiddles w^0..w^(n/2)
  *     resident per domain size; per-element factors g^±i / n from
- *     two-level tables. The quotient is the 7 transforms of cz_quotient_h
- *     chained on one stream, no host copies; its first six pair a DIF
- *     inverse with a DIT forward, so they need no bit-reversal pass.
+ *     two-level tables. The quotient is the 6 transforms of cz_quotient_h
+ *     chained on one stream, no host copies; its first four pair a DIF
+ *     inverse with a DIT forward and the last two are DIFs, so one
+ *     bit-reversal pass (at the end) is all it permutes.
  *   MSM: points are processed in chunks of 2^chunk_log; per chunk a
  *     counting sort by (window, |digit|) (count with atomics, per-window
  *     block scan, scatter with atomic cursors), then each bucket's entries
@@ -84,10 +85,17 @@ __global__ void k_scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, cz_fr s, uin
     if (i < n) cz_d_ntt_scale(x, lo, hi, &s, i);
 }
 
-__global__ void k_pointwise(cz_fr *a, const cz_fr *b, const cz_fr *c, cz_fr zinv, uint64_t n)
+__global__ void k_mul_pointwise(cz_fr *a, const cz_fr *b, uint64_t n)
 {
     uint64_t i = CZC_TID();
-    if (i < n) cz_d_quotient_pointwise(a, b, c, &zinv, i);
+    if (i < n) cz_d_mul_pointwise(a, b, i);
+}
+
+__global__ void k_quotient_combine_rev(cz_fr *a, const cz_fr *c, const cz_fr *lo, const cz_fr *hi, cz_fr s,
+                                       unsigned log_n, uint64_t n)
+{
+    uint64_t i = CZC_TID();
+    if (i < n) cz_d_quotient_combine_rev(a, c, lo, hi, &s, log_n, i);
 }
 
 __global__ void k_check_rows(const cz_fr *a, const cz_fr *b, const cz_fr *c, uint64_t n, unsigned long long *bad)
@@ -275,7 +283,7 @@ extern "C" {
 size_t czc_domain_bytes(unsigned log_n)
 {
     uint64_t n = (uint64_t)1 << log_n;
-    return ((n / 2 + 1) + 2 * (CZ_DEV_TAB_LO + (n >> CZ_DEV_TAB_BITS) + 1)) * sizeof(cz_fr);
+    return ((n / 2 + 1) + 4 * (CZ_DEV_TAB_LO + (n >> CZ_DEV_TAB_BITS) + 1)) * sizeof(cz_fr);
 }
 
 void czc_domain_free(czc_domain *d)
@@ -285,6 +293,10 @@ void czc_domain_free(czc_domain *d)
     cudaFree(d->g_hi);
     cudaFree(d->gi_lo);
     cudaFree(d->gi_hi);
+    cudaFree(d->s_lo);
+    cudaFree(d->s_hi);
+    cudaFree(d->si_lo);
+    cudaFree(d->si_hi);
     memset(d, 0, sizeof *d);
 }
 
@@ -294,17 +306,18 @@ cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_err
     uint64_t n = (uint64_t)1 << log_n, ntw = n / 2 + 1;
     uint64_t nhi_tw = (ntw >> CZ_DEV_TAB_BITS) + 1, nhi = (n >> CZ_DEV_TAB_BITS) + 1;
     cz_fr *h_lo = NULL, *h_hi = NULL, *d_lo = NULL, *d_hi = NULL;
-    cz_fr w, g, gi, one = CZ_FR_ONE, gm;
+    cz_fr w, g, gi, sr, sri, one = CZ_FR_ONE;
     memset(d, 0, sizeof *d);
     d->log_n = log_n;
     cz_fr_root_of_unity(&w, log_n);
+    cz_fr_root_of_unity(&sr, log_n + 1);
+    cz_fr_inv(&sri, &sr);
     cz_fr_from_u64(&g, 7);
     cz_fr_inv(&gi, &g);
     cz_fr_from_u64(&d->n_inv, n);
     cz_fr_inv(&d->n_inv, &d->n_inv);
-    cz_fr_pow(&gm, &g, &n, 1);
-    cz_fr_sub(&gm, &gm, &one);
-    cz_fr_inv(&d->z_inv, &gm);
+    cz_fr_from_u64(&d->inv_2n, 2 * n);
+    cz_fr_inv(&d->inv_2n, &d->inv_2n);
 
     uint64_t nh = nhi_tw > nhi ? nhi_tw : nhi;
     h_lo = (cz_fr *)malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
@@ -318,6 +331,10 @@ cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_err
     CZC_TRY(cudaMalloc((void **)&d->gi_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
     CZC_TRY(cudaMalloc((void **)&d->g_hi, nhi * sizeof(cz_fr)));
     CZC_TRY(cudaMalloc((void **)&d->gi_hi, nhi * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d->s_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d->si_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d->s_hi, nhi * sizeof(cz_fr)));
+    CZC_TRY(cudaMalloc((void **)&d->si_hi, nhi * sizeof(cz_fr)));
     CZC_TRY(cudaMalloc((void **)&d_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
     CZC_TRY(cudaMalloc((void **)&d_hi, nhi_tw * sizeof(cz_fr)));
     /* twiddles: w^j = hi[j >> 16] lo[j & 0xffff], expanded on the device */
@@ -338,6 +355,14 @@ cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_err
     cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &gi, &one);
     CZC_TRY(cudaMemcpyAsync(d->gi_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
     CZC_TRY(cudaMemcpyAsync(d->gi_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaStreamSynchronize(s));
+    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &sr, &one);
+    CZC_TRY(cudaMemcpyAsync(d->s_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaMemcpyAsync(d->s_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaStreamSynchronize(s));
+    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &sri, &one);
+    CZC_TRY(cudaMemcpyAsync(d->si_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+    CZC_TRY(cudaMemcpyAsync(d->si_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
     CZC_TRY(cudaStreamSynchronize(s));
 out:
     /* on an error path copies may still be queued: drain s before the host
@@ -428,20 +453,28 @@ cz_status czc_quotient(cz_fr *a, cz_fr *b, cz_fr *c, const czc_domain *d, cudaSt
 {
     cz_status st = CZ_OK;
     uint64_t n = (uint64_t)1 << d->log_n;
-    cz_fr *v[3] = { a, b, c };
-    for (int k = 0; k < 3; k++) {
+    cz_fr *v[2] = { a, b };
+    /* the six transforms of cz_quotient_h (coset s<w>, s = w_2n) */
+    for (int k = 0; k < 2; k++) {
         /* coefficients (DIF iNTT: left in bit-reversed order), times
-         * g^i / n at position bitrev(i), evaluated on the coset (DIT NTT
+         * s^i / n at position bitrev(i), evaluated on the coset (DIT NTT
          * from bit-reversed input): no permutation pass */
         if ((st = transform_mode(v[k], d, true, NTT_DIF, s, err)) != CZ_OK) return st;
-        k_scale_rev<<<grid_for(n), CZC_BLOCK, 0, s>>>(v[k], d->g_lo, d->g_hi, d->n_inv, d->log_n, n);
+        k_scale_rev<<<grid_for(n), CZC_BLOCK, 0, s>>>(v[k], d->s_lo, d->s_hi, d->n_inv, d->log_n, n);
         LAUNCH_CHECK();
         if ((st = transform_mode(v[k], d, false, NTT_REV_IN, s, err)) != CZ_OK) return st;
     }
-    k_pointwise<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, b, c, d->z_inv, n);
+    /* n·C's coefficients, bit-reversed */
+    if ((st = transform_mode(c, d, true, NTT_DIF, s, err)) != CZ_OK) return st;
+    k_mul_pointwise<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, b, n);
     LAUNCH_CHECK();
-    if ((st = transform(a, d, true, s, err)) != CZ_OK) return st;
-    return scale(a, d->gi_lo, d->gi_hi, &d->n_inv, n, s, err);
+    /* n·s^i·D_i, bit-reversed; H_i = (n·C_i − n·D_i)/(2n) at the same
+     * positions, then one permutation pass to natural order */
+    if ((st = transform_mode(a, d, true, NTT_DIF, s, err)) != CZ_OK) return st;
+    k_quotient_combine_rev<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, c, d->si_lo, d->si_hi, d->inv_2n, d->log_n, n);
+    LAUNCH_CHECK();
+    k_bitrev<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, d->log_n, n);
+    LAUNCH_CHECK();
 out:
     return st;
 }

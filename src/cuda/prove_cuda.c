@@ -11,7 +11,7 @@
  *     parameter set); a memory check with a clear CZ_ERR_BUDGET; a, b, c
  *     uploaded on the copy stream through the pinned double buffers (the
  *     host memcpy into one buffer overlaps the DMA out of the other); the
- *     row check (a·b = c), the quotient (7 NTTs, no host round trip) and
+ *     row check (a·b = c), the quotient (6 NTTs, no host round trip) and
  *     the conversion of H's coefficients are queued on the compute stream
  *     behind an event, and run while the host drives the witness upload;
  *     the host a/b/c are freed as soon as their upload has completed. Then

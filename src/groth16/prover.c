@@ -4,7 +4,7 @@
  *
  * prove_start: checks a_j·b_j = c_j row by row (a cheap O(m) guard: an
  * unsatisfied witness never yields an invalid proof), runs the quotient
- * (7 NTTs), frees b and c, runs one MSM for H + L (the quotient
+ * (6 NTTs), frees b and c, runs one MSM for H + L (the quotient
  * coefficients over H's points, then the aux witness over L's), frees a,
  * then the A and B_G1 MSMs over the witness, and submits the B_G2 MSM
  * (the costliest per point) to the background executor. What

@@ -30,21 +30,22 @@
  *    sub. (w_2H^H = -1 is stored so x = 0 needs no special case.)
  *  - Natural order in and out needs one bit-reversal permutation per
  *    transform; it is done tile-wise (16×16 tiles through a small buffer)
- *    so it streams through memory. The quotient avoids six of its seven:
- *    inverse transforms there run DIF (natural -> bit-reversed
- *    coefficients), the coset scaling is applied in bit-reversed order
- *    (g^rev(p) = TL[p_lo]·TH[p_hi], two sqrt(n) tables), and the forward
- *    transforms run DIT (bit-reversed -> natural evaluations). The inner
- *    stages of those two transforms and the coset scaling between them run
- *    back to back on each cache block of a, b and c (one pass over memory
- *    instead of three, and one factor g^rev(p)/n per position shared by
- *    the three buffers).
+ *    so it streams through memory. The quotient needs only six transforms
+ *    (its coset is s·<w> with s = w_2n: see cz_quotient_h) and avoids five
+ *    of its six permutations: inverse transforms there run DIF (natural ->
+ *    bit-reversed coefficients), the coset scaling is applied in
+ *    bit-reversed order (s^rev(p) = TL[p_lo]·TH[p_hi], two sqrt(n)
+ *    tables), and the forward transforms run DIT (bit-reversed -> natural
+ *    evaluations). The inner stages of those two transforms and the coset
+ *    scaling between them run back to back on each cache block of a, b and
+ *    c (one pass over memory instead of three, and one factor s^rev(p)/n
+ *    per position shared by a and b).
  *  - Cost per butterfly: one cz_fr_mul call (the ff back-end) plus an
  *    inlined add and sub; on x86-64 those are short inline-asm carry
  *    chains (the generic unsigned __int128 versions spilled to the stack
  *    and cost a third of the butterfly). The coset scaling costs 2
- *    multiplications per element (1 + 1/3 in the quotient's forward half);
- *    a full table of g^i would save one but cost 32 bytes per point.
+ *    multiplications per element (1.5 in the quotient's forward half);
+ *    a full table of s^i would save one but cost 32 bytes per point.
  *  - On CPUs with AVX-512 IFMA the butterflies run eight at a time in
  *    vector lanes (ntt_x8.c, ~2x the scalar speed): every run of >= 8
  *    consecutive butterflies (outer rows of TILE_COLS, inner stages with
@@ -185,9 +186,9 @@ struct cz_ntt_domain {
     cz_fr *tab_fwd, *tab_inv;   /* [h + t] = w_2h^(±t), 1 <= h < nb_max, t < h */
     size_t nb_max;              /* min(n, 2^CZ_NTT_LOG_BLOCK) */
     unsigned cs;                /* coset table split: low cs bits / high log_n - cs */
-    cz_fr *tl_g, *th_g;         /* g^rev(p) = tl[p_lo]·th[p_hi] */
-    cz_fr *tl_gi, *th_gi;       /* the same for g^-1 */
-    cz_fr n_inv, g, g_inv, z_inv_n; /* 1/n, 7, 1/7, 1/((g^n - 1)·n) */
+    cz_fr *tl_s, *th_s;         /* s^rev(p) = tl[p_lo]·th[p_hi], s = w_2n (the quotient's coset) */
+    cz_fr *tl_si, *th_si;       /* the same for s^-1 */
+    cz_fr n_inv, g, g_inv, inv_2n; /* 1/n, 7, 1/7 (the public coset transforms), 1/(2n) */
 };
 
 static size_t rev_bits(size_t v, unsigned bits)
@@ -253,11 +254,11 @@ cz_status cz_ntt_domain_create(cz_ntt_domain **out, unsigned log_n, cz_pool *poo
     d->w = malloc((n / 2 + 1) * sizeof(cz_fr));
     d->tab_fwd = malloc(d->nb_max * sizeof(cz_fr));
     d->tab_inv = malloc(d->nb_max * sizeof(cz_fr));
-    d->tl_g = malloc(nl * sizeof(cz_fr));
-    d->tl_gi = malloc(nl * sizeof(cz_fr));
-    d->th_g = malloc(nh * sizeof(cz_fr));
-    d->th_gi = malloc(nh * sizeof(cz_fr));
-    if (!d->w || !d->tab_fwd || !d->tab_inv || !d->tl_g || !d->tl_gi || !d->th_g || !d->th_gi) {
+    d->tl_s = malloc(nl * sizeof(cz_fr));
+    d->tl_si = malloc(nl * sizeof(cz_fr));
+    d->th_s = malloc(nh * sizeof(cz_fr));
+    d->th_si = malloc(nh * sizeof(cz_fr));
+    if (!d->w || !d->tab_fwd || !d->tab_inv || !d->tl_s || !d->tl_si || !d->th_s || !d->th_si) {
         cz_ntt_domain_free(d);
         return CZ_ERR_NOMEM;
     }
@@ -303,33 +304,34 @@ cz_status cz_ntt_domain_create(cz_ntt_domain **out, unsigned log_n, cz_pool *poo
     cz_fr_from_u64(&nf, 1);
     for (unsigned i = 0; i < log_n; i++) cz_fr_dbl(&nf, &nf);
     cz_fr_inv(&d->n_inv, &nf);
-    /* Z(g w^k) = g^n - 1 for every k */
-    cz_fr z;
-    fr_pow_u64(&z, &d->g, n);
-    cz_fr_sub(&z, &z, &CZ_FR_ONE);
-    cz_fr_inv(&z, &z);
-    fmul(&d->z_inv_n, &z, &d->n_inv);
+    cz_fr_dbl(&nf, &nf);
+    cz_fr_inv(&d->inv_2n, &nf);
 
-    /* coset tables in bit-reversed order (see the top comment) */
+    /* the quotient's coset tables in bit-reversed order (see the top
+     * comment), for s = w_2n, a square root of w (log_n + 1 <= 32, Fr's
+     * two-adicity) */
+    cz_fr sr, sr_i;
+    cz_fr_root_of_unity(&sr, log_n + 1);
+    cz_fr_inv(&sr_i, &sr);
     unsigned lo_bits = d->cs, hi_bits = log_n - d->cs;
-    /* tl[rev(i)] = (g^(2^hi_bits))^i, th[rev(i)] = g^i: running products */
+    /* tl[rev(i)] = (s^(2^hi_bits))^i, th[rev(i)] = s^i: running products */
     cz_fr step, step_i, acc = CZ_FR_ONE, acc_i = CZ_FR_ONE;
-    fr_pow_u64(&step, &d->g, (uint64_t)1 << hi_bits);
-    fr_pow_u64(&step_i, &d->g_inv, (uint64_t)1 << hi_bits);
+    fr_pow_u64(&step, &sr, (uint64_t)1 << hi_bits);
+    fr_pow_u64(&step_i, &sr_i, (uint64_t)1 << hi_bits);
     for (size_t i = 0; i < nl; i++) {
         size_t x = rev_bits(i, lo_bits);
-        d->tl_g[x] = acc;
-        d->tl_gi[x] = acc_i;
+        d->tl_s[x] = acc;
+        d->tl_si[x] = acc_i;
         fmul(&acc, &acc, &step);
         fmul(&acc_i, &acc_i, &step_i);
     }
     acc = acc_i = CZ_FR_ONE;
     for (size_t i = 0; i < nh; i++) {
         size_t y = rev_bits(i, hi_bits);
-        d->th_g[y] = acc;
-        d->th_gi[y] = acc_i;
-        fmul(&acc, &acc, &d->g);
-        fmul(&acc_i, &acc_i, &d->g_inv);
+        d->th_s[y] = acc;
+        d->th_si[y] = acc_i;
+        fmul(&acc, &acc, &sr);
+        fmul(&acc_i, &acc_i, &sr_i);
     }
     *out = d;
     return CZ_OK;
@@ -342,10 +344,10 @@ void cz_ntt_domain_free(cz_ntt_domain *d)
     free(d->w);
     free(d->tab_fwd);
     free(d->tab_inv);
-    free(d->tl_g);
-    free(d->tl_gi);
-    free(d->th_g);
-    free(d->th_gi);
+    free(d->tl_s);
+    free(d->tl_si);
+    free(d->th_s);
+    free(d->th_si);
     free(d);
 }
 
@@ -416,18 +418,19 @@ typedef struct {
     /* inner passes */
     size_t nb;
     const cz_fr *pre_scale;  /* DIT: multiply the block by this first */
-    const cz_fr *post_coset; /* DIF: scale by this·g^(±rev(p)) afterwards */
+    const cz_fr *post_coset; /* DIF: scale by this·s^(±rev(p)) afterwards */
     bool post_coset_inv;
+    const cz_fr *post_sub_from; /* DIF, after post_coset: x[p] = post_sub_from[p] - x[p] */
     /* outer passes: stages h = H, H/2, ..., H/2^(k-1) */
     unsigned log_H, k;
 } pass_ctx;
 
-/* x[p] *= scale · g^(±rev(p)) for p in [lo, hi), lo and hi multiples of
+/* x[p] *= scale · s^(±rev(p)) for p in [lo, hi), lo and hi multiples of
  * 2^cs or the whole of a row. */
 static void coset_bitrev_scale(const cz_ntt_domain *d, cz_fr *x, size_t lo, size_t hi, const cz_fr *scale,
                                bool inv)
 {
-    const cz_fr *tl = inv ? d->tl_gi : d->tl_g, *th = inv ? d->th_gi : d->th_g;
+    const cz_fr *tl = inv ? d->tl_si : d->tl_s, *th = inv ? d->th_si : d->th_s;
     size_t mask = ((size_t)1 << d->cs) - 1;
     size_t p = lo;
     while (p < hi) {
@@ -458,6 +461,8 @@ static void inner_dif_units(void *arg, size_t lo, size_t hi)
         inner_dif(blk, c->nb, tab);
         if (c->post_coset)
             coset_bitrev_scale(c->d, c->x, u * c->nb, (u + 1) * c->nb, c->post_coset, c->post_coset_inv);
+        if (c->post_sub_from)
+            for (size_t i = 0; i < c->nb; i++) fsub(&blk[i], &c->post_sub_from[u * c->nb + i], &blk[i]);
     }
 }
 
@@ -617,14 +622,14 @@ static void dit_outer(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, bool inv,
     }
 }
 
-/* natural -> bit-reversed. post_coset: see pass_ctx. */
+/* natural -> bit-reversed. post_coset, post_sub_from: see pass_ctx. */
 static void dif(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, bool inv, const cz_fr *post_coset,
-                bool post_coset_inv)
+                bool post_coset_inv, const cz_fr *post_sub_from)
 {
     unsigned lb = choose_log_block(d, pool);
     dif_outer(pool, d, x, inv, lb);
     pass_ctx c = {.d = d, .x = x, .inv = inv, .nb = (size_t)1 << lb, .post_coset = post_coset,
-                  .post_coset_inv = post_coset_inv};
+                  .post_coset_inv = post_coset_inv, .post_sub_from = post_sub_from};
     cz_pool_parallel_range(pool, 0, d->n >> lb, 1, inner_dif_units, &c);
 }
 
@@ -723,7 +728,7 @@ static void scale_geometric(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, con
 
 void cz_ntt_forward(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
 {
-    dif(pool, d, x, false, NULL, false);
+    dif(pool, d, x, false, NULL, false, NULL);
     bitrev(pool, x, d->log_n);
 }
 
@@ -750,28 +755,25 @@ void cz_ntt_coset_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
 
 typedef struct {
     cz_fr *a;
-    const cz_fr *b, *c;
-} abc_ctx;
+    const cz_fr *b;
+} ab_ctx;
 
-static void abc_range(void *arg, size_t lo, size_t hi)
+static void ab_range(void *arg, size_t lo, size_t hi)
 {
-    abc_ctx *q = arg;
+    ab_ctx *q = arg;
     if (cz__ntt_x8_on) {
         size_t m = (hi - lo) & ~(size_t)7;
-        cz__ntt_x8_mulsub(q->a + lo, q->b + lo, q->c + lo, m);
+        cz__ntt_x8_mul(q->a + lo, q->b + lo, m);
         lo += m;
     }
-    for (size_t i = lo; i < hi; i++) {
-        cz_fr t;
-        fmul(&t, &q->a[i], &q->b[i]);
-        fsub(&q->a[i], &t, &q->c[i]);
-    }
+    for (size_t i = lo; i < hi; i++) fmul(&q->a[i], &q->a[i], &q->b[i]);
 }
 
 /* Quotient, middle step for one cache block of each of a, b, c: the inner
- * stages of the inverse DIF, the coset scaling (factors computed once for
- * the three buffers), and the inner stages of the forward DIT, all while
- * the block is in cache. */
+ * stages of the inverse DIF of all three; a and b times s^rev(p)/n (the
+ * factor computed once for both) and the inner stages of their forward
+ * DIT; c, which stays a bit-reversed coefficient vector, times 1/(2n).
+ * All while the block is in cache. */
 typedef struct {
     const cz_ntt_domain *d;
     cz_fr *v[3];
@@ -787,40 +789,50 @@ static void quotient_blocks(void *arg, size_t lo, size_t hi)
     for (size_t u = lo; u < hi; u++) {
         size_t base = u * nb;
         for (int i = 0; i < 3; i++) inner_dif(q->v[i] + base, nb, d->tab_inv);
-        /* position p holds coefficient rev(p): times g^rev(p)/n, the
-         * factor computed once for a, b and c */
         cz_fr row;
         for (size_t p = base; p < base + nb; p++) {
-            if (p == base || (p & mask) == 0) fmul(&row, &d->th_g[p >> d->cs], &d->n_inv);
+            if (p == base || (p & mask) == 0) fmul(&row, &d->th_s[p >> d->cs], &d->n_inv);
             size_t run = ((p | mask) + 1 < base + nb ? (p | mask) + 1 : base + nb) - p;
             if (cz__ntt_x8_on && (run & 7) == 0) {
-                cz__ntt_x8_scale_tab(q->v, 3, p, run, &d->tl_g[p & mask], &row);
+                cz__ntt_x8_scale_tab(q->v, 2, p, run, &d->tl_s[p & mask], &row);
                 p += run - 1;
                 continue;
             }
             cz_fr t;
-            fmul(&t, &d->tl_g[p & mask], &row);
+            fmul(&t, &d->tl_s[p & mask], &row);
             fmul(&a[p], &a[p], &t);
             fmul(&b[p], &b[p], &t);
-            fmul(&c[p], &c[p], &t);
         }
-        for (int i = 0; i < 3; i++) inner_dit(q->v[i] + base, nb, d->tab_fwd);
+        if (cz__ntt_x8_on && (nb & 7) == 0)
+            cz__ntt_x8_scale(c + base, nb, &d->inv_2n);
+        else
+            for (size_t p = base; p < base + nb; p++) fmul(&c[p], &c[p], &d->inv_2n);
+        for (int i = 0; i < 2; i++) inner_dit(q->v[i] + base, nb, d->tab_fwd);
     }
 }
 
+/* Six transforms, not the usual seven, because the coset is s·<w> with
+ * s = w_2n: there s^n = -1, so X^n = -1 on it, while X^n = 1 on <w>.
+ * Write A·B = P_lo + X^n·P_hi with deg P_lo, P_hi < n. A·B − C = H·Z
+ * with deg H <= n − 2 gives P_hi = H and P_lo = C − H. On the coset,
+ * A·B = P_lo − P_hi = C − 2H, a polynomial of degree < n, so the coset
+ * interpolation D of the products a·b there is C − 2H exactly, and
+ * H = (C − D)/2: C's coefficients (one inverse transform of c) replace
+ * the forward coset transform of c and the subtraction on the coset. */
 void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
 {
     unsigned lb = choose_log_block(d, pool);
-    /* evaluations -> coefficients (bit-reversed, times n) -> times g^i/n ->
-     * coset evaluations (natural order) */
+    /* evaluations -> coefficients (bit-reversed, times n); a, b: times
+     * s^i/n -> coset evaluations (natural order); c: times 1/(2n) */
     cz_fr *v[3] = {a, b, c};
     for (int i = 0; i < 3; i++) dif_outer(pool, d, v[i], true, lb);
     qblk_ctx qb = {d, {a, b, c}, (size_t)1 << lb};
     cz_pool_parallel_range(pool, 0, d->n >> lb, 1, quotient_blocks, &qb);
-    for (int i = 0; i < 3; i++) dit_outer(pool, d, v[i], false, lb);
-    abc_ctx q = {a, b, c};
-    cz_pool_parallel_range(pool, 0, d->n, 4096, abc_range, &q);
-    /* coset evaluations -> coefficients: times g^-i/n, with 1/Z(g) folded in */
-    dif(pool, d, a, true, &d->z_inv_n, true);
+    for (int i = 0; i < 2; i++) dit_outer(pool, d, v[i], false, lb);
+    ab_ctx q = {a, b};
+    cz_pool_parallel_range(pool, 0, d->n, 4096, ab_range, &q);
+    /* coset evaluations of A·B -> n·s^i·D_i (bit-reversed); times
+     * s^-i/(2n) gives D_i/2, and C_i/2 − D_i/2 = H_i */
+    dif(pool, d, a, true, &d->inv_2n, true, c);
     bitrev(pool, a, d->log_n);
 }

@@ -33,7 +33,7 @@ void cz__ntt_x8_scale(cz_fr *x, size_t cnt, const cz_fr *f);
 /* xs[j][off + i] *= tl[i]·f for each of the nx buffers (one product per i). */
 void cz__ntt_x8_scale_tab(cz_fr *const *xs, unsigned nx, size_t off, size_t cnt, const cz_fr *tl,
                           const cz_fr *f);
-/* a[i] = a[i]·b[i] - c[i] */
-void cz__ntt_x8_mulsub(cz_fr *a, const cz_fr *b, const cz_fr *c, size_t cnt);
+/* a[i] = a[i]·b[i] */
+void cz__ntt_x8_mul(cz_fr *a, const cz_fr *b, size_t cnt);
 
 #endif

@@ -6,7 +6,7 @@
  *   - NTT forward / inverse / coset forward / coset inverse vs cz_ntt_*,
  *     with the production tiles and with small ones (many stage groups);
  *     the stage-group plan;
- *   - the 7-NTT Groth16 quotient vs cz_quotient_h, and the row check;
+ *   - the 6-NTT Groth16 quotient vs cz_quotient_h, and the row check;
  *   - signed-digit recoding: sum d_w 2^(cw) == k (GMP) for every window;
  *   - the launch plan of dev_launch.h (window choice, 1024 groups, chunks);
  *   - the block scan, replayed phase by phase, vs a sequential scan;
@@ -56,8 +56,8 @@ static int setup(void **state)
 /* ---- emulated NTT (mirrors czc_domain_build / czc_ntt in kernels.cu) ------- */
 typedef struct {
     unsigned log_n;
-    cz_fr *tw, *g_lo, *g_hi, *gi_lo, *gi_hi;
-    cz_fr n_inv, one;
+    cz_fr *tw, *g_lo, *g_hi, *gi_lo, *gi_hi, *s_lo, *s_hi, *si_lo, *si_hi;
+    cz_fr n_inv, inv_2n, one;
 } emu_domain;
 
 static void emu_domain_build(emu_domain *d, unsigned log_n)
@@ -65,13 +65,17 @@ static void emu_domain_build(emu_domain *d, unsigned log_n)
     uint64_t n = (uint64_t)1 << log_n, ntw = n / 2 + 1;
     uint64_t nhi_tw = (ntw >> CZ_DEV_TAB_BITS) + 1, nhi = (n >> CZ_DEV_TAB_BITS) + 1;
     d->log_n = log_n;
-    cz_fr w, g, gi, one = CZ_FR_ONE;
+    cz_fr w, g, gi, sr, sri, one = CZ_FR_ONE;
     d->one = one;
     cz_fr_root_of_unity(&w, log_n);
+    cz_fr_root_of_unity(&sr, log_n + 1);
+    cz_fr_inv(&sri, &sr);
     cz_fr_from_u64(&g, 7);
     cz_fr_inv(&gi, &g);
     cz_fr_from_u64(&d->n_inv, n);
     cz_fr_inv(&d->n_inv, &d->n_inv);
+    cz_fr_from_u64(&d->inv_2n, 2 * n);
+    cz_fr_inv(&d->inv_2n, &d->inv_2n);
     cz_fr *lo = malloc(CZ_DEV_TAB_LO * sizeof *lo), *hi = malloc(nhi_tw * sizeof *hi);
     cz_d_pow_tables(lo, CZ_DEV_TAB_LO, hi, nhi_tw, &w, &one);
     d->tw = malloc(ntw * sizeof(cz_fr));
@@ -84,6 +88,12 @@ static void emu_domain_build(emu_domain *d, unsigned log_n)
     d->gi_hi = malloc(nhi * sizeof(cz_fr));
     cz_d_pow_tables(d->g_lo, CZ_DEV_TAB_LO, d->g_hi, nhi, &g, &one);
     cz_d_pow_tables(d->gi_lo, CZ_DEV_TAB_LO, d->gi_hi, nhi, &gi, &one);
+    d->s_lo = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
+    d->si_lo = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
+    d->s_hi = malloc(nhi * sizeof(cz_fr));
+    d->si_hi = malloc(nhi * sizeof(cz_fr));
+    cz_d_pow_tables(d->s_lo, CZ_DEV_TAB_LO, d->s_hi, nhi, &sr, &one);
+    cz_d_pow_tables(d->si_lo, CZ_DEV_TAB_LO, d->si_hi, nhi, &sri, &one);
 }
 
 static void emu_domain_free(emu_domain *d)
@@ -93,6 +103,10 @@ static void emu_domain_free(emu_domain *d)
     free(d->g_hi);
     free(d->gi_lo);
     free(d->gi_hi);
+    free(d->s_lo);
+    free(d->s_hi);
+    free(d->si_lo);
+    free(d->si_hi);
 }
 
 /* transform_mode() of kernels.cu with tiles of 2^tile_log: NAT = k_bitrev
@@ -134,11 +148,6 @@ static void emu_transform_mode(const emu_domain *d, cz_fr *x, bool inverse, int 
 static void emu_transform_tiles(const emu_domain *d, cz_fr *x, bool inverse, unsigned tile_log)
 {
     emu_transform_mode(d, x, inverse, MODE_NAT, tile_log);
-}
-
-static void emu_transform(const emu_domain *d, cz_fr *x, bool inverse)
-{
-    emu_transform_tiles(d, x, inverse, CZ_NTT_TILE_LOG);
 }
 
 enum { FWD, INV, CFWD, CINV };
@@ -274,26 +283,23 @@ static void test_ntt_dif(void **state)
         }
 }
 
-/* mirrors czc_quotient: a, b, c -> DIF iNTT (bit-reversed out), ·g^rev(i)/n,
- * DIT NTT from bit-reversed input; pointwise; iNTT, ·g^-i/n */
+/* mirrors czc_quotient: a, b -> DIF iNTT (bit-reversed out), ·s^rev(i)/n,
+ * DIT NTT from bit-reversed input; c -> DIF iNTT; a·b; DIF iNTT; the
+ * combination (c − a·s^-rev(i))/(2n); one bit-reversal pass */
 static void emu_quotient(const emu_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
 {
     uint64_t n = (uint64_t)1 << d->log_n;
-    cz_fr *v[3] = { a, b, c };
-    for (int k = 0; k < 3; k++) {
+    cz_fr *v[2] = { a, b };
+    for (int k = 0; k < 2; k++) {
         emu_transform_mode(d, v[k], true, MODE_DIF, CZ_NTT_TILE_LOG);
-        for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale_rev(v[k], d->g_lo, d->g_hi, &d->n_inv, d->log_n, i);
+        for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale_rev(v[k], d->s_lo, d->s_hi, &d->n_inv, d->log_n, i);
         emu_transform_mode(d, v[k], false, MODE_REV_IN, CZ_NTT_TILE_LOG);
     }
-    cz_fr gm, zinv, one = CZ_FR_ONE;
-    cz_fr_from_u64(&gm, 7);
-    uint64_t e = n;
-    cz_fr_pow(&gm, &gm, &e, 1);
-    cz_fr_sub(&zinv, &gm, &one);
-    cz_fr_inv(&zinv, &zinv);
-    for (uint64_t i = 0; i < n; i++) cz_d_quotient_pointwise(a, b, c, &zinv, i);
-    emu_transform(d, a, true);
-    for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(a, d->gi_lo, d->gi_hi, &d->n_inv, i);
+    emu_transform_mode(d, c, true, MODE_DIF, CZ_NTT_TILE_LOG);
+    for (uint64_t i = 0; i < n; i++) cz_d_mul_pointwise(a, b, i);
+    emu_transform_mode(d, a, true, MODE_DIF, CZ_NTT_TILE_LOG);
+    for (uint64_t i = 0; i < n; i++) cz_d_quotient_combine_rev(a, c, d->si_lo, d->si_hi, &d->inv_2n, d->log_n, i);
+    for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(a, d->log_n, i);
 }
 
 static void test_quotient(void **state)
