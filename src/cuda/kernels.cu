@@ -318,6 +318,11 @@ cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_err
     cz_fr_inv(&d->n_inv, &d->n_inv);
     cz_fr_from_u64(&d->inv_2n, 2 * n);
     cz_fr_inv(&d->inv_2n, &d->inv_2n);
+    /* the four two-level power tables: g, g^-1, s, s^-1 */
+    struct { cz_fr base; cz_fr **lo, **hi; } pw[4] = {
+        { g, &d->g_lo, &d->g_hi }, { gi, &d->gi_lo, &d->gi_hi },
+        { sr, &d->s_lo, &d->s_hi }, { sri, &d->si_lo, &d->si_hi },
+    };
 
     uint64_t nh = nhi_tw > nhi ? nhi_tw : nhi;
     h_lo = (cz_fr *)malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
@@ -327,14 +332,10 @@ cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_err
         goto out;
     }
     CZC_TRY(cudaMalloc((void **)&d->tw, ntw * sizeof(cz_fr)));
-    CZC_TRY(cudaMalloc((void **)&d->g_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
-    CZC_TRY(cudaMalloc((void **)&d->gi_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
-    CZC_TRY(cudaMalloc((void **)&d->g_hi, nhi * sizeof(cz_fr)));
-    CZC_TRY(cudaMalloc((void **)&d->gi_hi, nhi * sizeof(cz_fr)));
-    CZC_TRY(cudaMalloc((void **)&d->s_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
-    CZC_TRY(cudaMalloc((void **)&d->si_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
-    CZC_TRY(cudaMalloc((void **)&d->s_hi, nhi * sizeof(cz_fr)));
-    CZC_TRY(cudaMalloc((void **)&d->si_hi, nhi * sizeof(cz_fr)));
+    for (int k = 0; k < 4; k++) {
+        CZC_TRY(cudaMalloc((void **)pw[k].lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
+        CZC_TRY(cudaMalloc((void **)pw[k].hi, nhi * sizeof(cz_fr)));
+    }
     CZC_TRY(cudaMalloc((void **)&d_lo, CZ_DEV_TAB_LO * sizeof(cz_fr)));
     CZC_TRY(cudaMalloc((void **)&d_hi, nhi_tw * sizeof(cz_fr)));
     /* twiddles: w^j = hi[j >> 16] lo[j & 0xffff], expanded on the device */
@@ -348,22 +349,12 @@ cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_err
      * cudaMemcpy runs on the legacy default stream, which is not ordered
      * against the context's non-blocking streams. Each host buffer is
      * reused only after s has passed its copy. */
-    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &g, &one);
-    CZC_TRY(cudaMemcpyAsync(d->g_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
-    CZC_TRY(cudaMemcpyAsync(d->g_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
-    CZC_TRY(cudaStreamSynchronize(s));
-    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &gi, &one);
-    CZC_TRY(cudaMemcpyAsync(d->gi_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
-    CZC_TRY(cudaMemcpyAsync(d->gi_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
-    CZC_TRY(cudaStreamSynchronize(s));
-    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &sr, &one);
-    CZC_TRY(cudaMemcpyAsync(d->s_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
-    CZC_TRY(cudaMemcpyAsync(d->s_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
-    CZC_TRY(cudaStreamSynchronize(s));
-    cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &sri, &one);
-    CZC_TRY(cudaMemcpyAsync(d->si_lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
-    CZC_TRY(cudaMemcpyAsync(d->si_hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
-    CZC_TRY(cudaStreamSynchronize(s));
+    for (int k = 0; k < 4; k++) {
+        cz_d_pow_tables(h_lo, CZ_DEV_TAB_LO, h_hi, nhi, &pw[k].base, &one);
+        CZC_TRY(cudaMemcpyAsync(*pw[k].lo, h_lo, CZ_DEV_TAB_LO * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+        CZC_TRY(cudaMemcpyAsync(*pw[k].hi, h_hi, nhi * sizeof(cz_fr), cudaMemcpyHostToDevice, s));
+        CZC_TRY(cudaStreamSynchronize(s));
+    }
 out:
     /* on an error path copies may still be queued: drain s before the host
      * buffers and the temporary device tables go */

@@ -82,18 +82,15 @@ static void emu_domain_build(emu_domain *d, unsigned log_n)
     for (uint64_t j = 0; j < ntw; j++) cz_d_ntt_twiddle(d->tw, lo, hi, j);
     free(lo);
     free(hi);
-    d->g_lo = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
-    d->gi_lo = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
-    d->g_hi = malloc(nhi * sizeof(cz_fr));
-    d->gi_hi = malloc(nhi * sizeof(cz_fr));
-    cz_d_pow_tables(d->g_lo, CZ_DEV_TAB_LO, d->g_hi, nhi, &g, &one);
-    cz_d_pow_tables(d->gi_lo, CZ_DEV_TAB_LO, d->gi_hi, nhi, &gi, &one);
-    d->s_lo = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
-    d->si_lo = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
-    d->s_hi = malloc(nhi * sizeof(cz_fr));
-    d->si_hi = malloc(nhi * sizeof(cz_fr));
-    cz_d_pow_tables(d->s_lo, CZ_DEV_TAB_LO, d->s_hi, nhi, &sr, &one);
-    cz_d_pow_tables(d->si_lo, CZ_DEV_TAB_LO, d->si_hi, nhi, &sri, &one);
+    /* the four two-level power tables, as czc_domain_build makes them */
+    const cz_fr *base[4] = { &g, &gi, &sr, &sri };
+    cz_fr **lo_t[4] = { &d->g_lo, &d->gi_lo, &d->s_lo, &d->si_lo };
+    cz_fr **hi_t[4] = { &d->g_hi, &d->gi_hi, &d->s_hi, &d->si_hi };
+    for (int k = 0; k < 4; k++) {
+        *lo_t[k] = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
+        *hi_t[k] = malloc(nhi * sizeof(cz_fr));
+        cz_d_pow_tables(*lo_t[k], CZ_DEV_TAB_LO, *hi_t[k], nhi, base[k], &one);
+    }
 }
 
 static void emu_domain_free(emu_domain *d)
