@@ -8,6 +8,7 @@
 # 4 for a failed or cancelled job and 5 on a timeout, naming the job.
 # usage: test_cli_conventions.sh CUZK CUZKD SOURCE_DIR
 set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/flip_bit.sh"
 cuzk=$(realpath "$1")
 cuzkd=$(realpath "$2")
 src=$(realpath "$3")
@@ -138,7 +139,7 @@ expect 0 "" $cuzk prove "${P[@]}" --payload p.json -o proof.bin
 expect 0 "" $cuzk verify "${P[@]}" --payload p.json --proof proof.bin
 expect 1 "INVALID" $cuzk verify "${P[@]}" --payload q.json --proof proof.bin
 cp proof.bin bad.bin
-printf '\x01' | dd of=bad.bin bs=1 seek=200 conv=notrunc 2>/dev/null
+flip_bit bad.bin 200
 expect 1 "INVALID" $cuzk verify "${P[@]}" --payload p.json --proof bad.bin
 head -c 191 proof.bin > short.bin
 expect 1 "INVALID" $cuzk verify "${P[@]}" --payload p.json --proof short.bin

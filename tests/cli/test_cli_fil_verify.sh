@@ -6,6 +6,7 @@
 # proof length or a missing published key are refused with a message.
 # usage: test_cli_fil_verify.sh CUZK SOURCE_DIR
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/flip_bit.sh"
 cuzk=$1
 src=$2
 v=$src/tests/vectors/filecoin/porep-2k-v1.1
@@ -39,7 +40,7 @@ $cuzk verify --vk $v/random-params.vk --c1 $v/c1-curio.json --proof $v/proof.bin
 ok "Curio's C1 layout gives the same inputs"
 
 cp $v/proof.bin $t/bad.bin
-printf '\x01' | dd of=$t/bad.bin bs=1 seek=170 conv=notrunc 2>/dev/null
+flip_bit $t/bad.bin 170
 refuses "corrupted proof" $cuzk verify --circuit porep-2k --vk $v/random-params.vk --c1 $v/c1.json --proof $t/bad.bin
 grep -qi 'partition 0' "$t/err" || bad "corrupted proof: message names the partition: $(cat $t/err)"
 ok "corrupted proof refused: $(cat $t/err)"
@@ -56,7 +57,7 @@ refuses "short proof" $cuzk verify --vk $v/random-params.vk --c1 $v/c1.json --pr
 ok "wrong proof length refused"
 
 cp $v/random-params.vk $t/bad.vk
-printf '\x01' | dd of=$t/bad.vk bs=1 seek=2000 conv=notrunc 2>/dev/null
+flip_bit $t/bad.vk 2000
 refuses -3 "corrupted vk" $cuzk verify --vk $t/bad.vk --c1 $v/c1.json --proof $v/proof.bin
 ok "corrupted vk refused: $(cat $t/err)"
 
