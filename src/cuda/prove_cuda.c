@@ -242,9 +242,13 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     t.msm_b_g1_ms = now_ms() - t4;
 out:
     /* nothing of this proof stays on the device; make sure no copy still
-     * reads the host buffers we are about to free */
-    (void)cudaStreamSynchronize(ctx->s_copy);
-    (void)cudaStreamSynchronize(ctx->s_comp);
+     * reads the host buffers we are about to free. A proof whose streams
+     * end in error is not returned, even when its sums were read back. */
+    {
+        cudaError_t e1 = cudaStreamSynchronize(ctx->s_copy), e2 = cudaStreamSynchronize(ctx->s_comp);
+        if (st == CZ_OK && (e1 != cudaSuccess || e2 != cudaSuccess))
+            st = czc_fail(e1 != cudaSuccess ? e1 : e2, __FILE__, __LINE__, "cudaStreamSynchronize (end of proof)", err);
+    }
     cudaFree(d_a);
     cudaFree(d_b);
     cudaFree(d_c);

@@ -1,0 +1,684 @@
+/*
+ * The host double of the CUDA runtime and of the backend's kernels: see
+ * cuda_double.h for what it models and why.
+ */
+#include "cuda_double.h"
+#include "cuda/cuda_internal.h" /* <cuda_runtime_api.h> resolves to the double's */
+#include "cuda/dev_algo.h"
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- state --------------------------------------------------------------------- */
+typedef struct op {
+    void (*run)(void *arg);
+    void *arg;
+    uint64_t seq;
+    struct op *next;
+} op;
+
+struct CUstream_st {
+    op *head, *tail;
+    uint64_t queued;         /* sequence number of the last operation queued */
+    bool lazy, running;
+    struct CUstream_st *next; /* every live stream, for device synchronisation */
+};
+
+struct CUevent_st {
+    cudaStream_t s; /* NULL until recorded */
+    uint64_t seq;
+};
+
+/* Device allocations carry a header: a tag that cudaFree checks, the size,
+ * and the links of the list of live allocations (what a reset after a
+ * sticky fault frees: a broken context cannot free its own). */
+typedef struct alloc_hdr {
+    uint64_t tag, bytes;
+    struct alloc_hdr *prev, *next;
+} alloc_hdr;
+#define HDR 64
+_Static_assert(sizeof(alloc_hdr) <= HDR, "the header fits its slot");
+#define TAG UINT64_C(0x6375646164626c65)
+#define POISON 0xa5
+
+static pthread_mutex_t mu;
+static pthread_once_t mu_once = PTHREAD_ONCE_INIT;
+static struct {
+    size_t total, used, nalloc;
+    uint64_t mallocs, calls, h2d;
+    uint64_t fail_malloc, fail_call; /* absolute counts at which to fail; 0: none */
+    bool sticky, broken;
+    cudaError_t last;
+    unsigned lazy_mask, nstreams;
+    cudaStream_t streams;
+    alloc_hdr *allocs; /* device memory */
+    alloc_hdr *objs;   /* pinned host buffers and events */
+} D;
+
+static void mu_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&mu, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+static void lock(void)
+{
+    pthread_once(&mu_once, mu_init);
+    pthread_mutex_lock(&mu);
+}
+
+static void unlock(void) { pthread_mutex_unlock(&mu); }
+
+/* Every call that can fail starts here (under the lock): counts it and
+ * fires an armed fault. */
+static cudaError_t enter(void)
+{
+    lock();
+    D.calls++;
+    if (D.broken) return cudaErrorLaunchFailure;
+    if (D.fail_call && D.calls == D.fail_call) {
+        D.fail_call = 0;
+        if (D.sticky) D.broken = true;
+        return cudaErrorLaunchFailure;
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t leave(cudaError_t e)
+{
+    if (e != cudaSuccess) D.last = e;
+    unlock();
+    return e;
+}
+
+/* ---- streams --------------------------------------------------------------------- */
+/* Runs s's operations up to sequence number upto. A stream forced while it
+ * runs would be a wait cycle, which deadlocks a real device. */
+static void run_stream(cudaStream_t s, uint64_t upto)
+{
+    if (s->running) {
+        fprintf(stderr, "cuda double: stream %p waits on itself (a dependency cycle)\n", (void *)s);
+        abort();
+    }
+    s->running = true;
+    while (s->head && s->head->seq <= upto) {
+        op *o = s->head;
+        s->head = o->next;
+        if (!s->head) s->tail = NULL;
+        if (!D.broken) o->run(o->arg); /* after a sticky fault nothing runs */
+        free(o->arg);
+        free(o);
+    }
+    s->running = false;
+}
+
+static void run_all(void)
+{
+    for (cudaStream_t s = D.streams; s; s = s->next) run_stream(s, UINT64_MAX);
+}
+
+/* Queues run(arg) on s (arg: malloc'd, freed after the run); an eager
+ * stream runs it at once. Returns false when out of host memory. */
+static bool enqueue(cudaStream_t s, void (*run)(void *), void *arg)
+{
+    op *o = malloc(sizeof *o);
+    if (!o) {
+        free(arg);
+        return false;
+    }
+    o->run = run;
+    o->arg = arg;
+    o->seq = ++s->queued;
+    o->next = NULL;
+    if (s->tail) s->tail->next = o;
+    else s->head = o;
+    s->tail = o;
+    if (!s->lazy) run_stream(s, o->seq);
+    return true;
+}
+
+static void run_nothing(void *arg) { (void)arg; }
+
+typedef struct {
+    cudaStream_t s;
+    uint64_t seq;
+} wait_arg;
+
+static void run_wait(void *arg)
+{
+    wait_arg *w = arg;
+    run_stream(w->s, w->seq);
+}
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    bool h2d;
+} copy_arg;
+
+static void run_copy(void *arg)
+{
+    copy_arg *c = arg;
+    memcpy(c->dst, c->src, c->bytes);
+    if (c->h2d) D.h2d += c->bytes;
+}
+
+/* A tracked block of bytes after a header, zeroed (fill: its byte), on
+ * list *l; NULL when out of host memory. */
+static void *track(alloc_hdr **l, size_t bytes, int fill)
+{
+    alloc_hdr *h = malloc(HDR + bytes);
+    if (!h) return NULL;
+    *h = (alloc_hdr){ TAG, bytes, NULL, *l };
+    if (*l) (*l)->prev = h;
+    *l = h;
+    memset((unsigned char *)h + HDR, fill, bytes);
+    return (unsigned char *)h + HDR;
+}
+
+/* Unlinks and frees p (from track); its size. A pointer that is not one
+ * is a bug of the caller: abort with its name. */
+static size_t untrack(alloc_hdr **l, void *p, const char *what)
+{
+    alloc_hdr *h = (alloc_hdr *)((unsigned char *)p - HDR);
+    if (h->tag != TAG) {
+        fprintf(stderr, "cuda double: %s(%p): not an allocation of the double\n", what, p);
+        abort();
+    }
+    h->tag = 0;
+    if (h->prev) h->prev->next = h->next;
+    else *l = h->next;
+    if (h->next) h->next->prev = h->prev;
+    size_t bytes = h->bytes;
+    free(h);
+    return bytes;
+}
+
+static void untrack_all(alloc_hdr **l)
+{
+    while (*l) {
+        alloc_hdr *h = *l;
+        *l = h->next;
+        free(h);
+    }
+}
+
+/* ---- the runtime ---------------------------------------------------------------------- */
+const char *cudaGetErrorName(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    }
+    return "cudaErrorUnknown";
+}
+
+const char *cudaGetErrorString(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (injected by the host double)";
+    default: return "error (host double)";
+    }
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    lock();
+    cudaError_t e = D.last;
+    D.last = cudaSuccess;
+    if (D.broken) e = cudaErrorLaunchFailure; /* a sticky error stays */
+    unlock();
+    return e;
+}
+
+cudaError_t cudaGetDeviceCount(int *n)
+{
+    cudaError_t e = enter();
+    *n = e == cudaSuccess ? 1 : 0;
+    return leave(e);
+}
+
+cudaError_t cudaSetDevice(int dev)
+{
+    cudaError_t e = enter();
+    if (e == cudaSuccess && dev != 0) e = cudaErrorInvalidDevice;
+    return leave(e);
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int dev)
+{
+    cudaError_t e = enter();
+    if (e == cudaSuccess && dev != 0) e = cudaErrorInvalidDevice;
+    if (e == cudaSuccess) {
+        memset(prop, 0, sizeof *prop);
+        snprintf(prop->name, sizeof prop->name, "cuzk host double");
+        prop->totalGlobalMem = D.total;
+        prop->major = 9;
+        prop->minor = 0;
+        prop->multiProcessorCount = 1;
+    }
+    return leave(e);
+}
+
+cudaError_t cudaDeviceSynchronize(void)
+{
+    cudaError_t e = enter();
+    if (e == cudaSuccess) run_all();
+    return leave(e);
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    cudaError_t e = enter();
+    if (e == cudaSuccess) {
+        *free_bytes = D.total - D.used;
+        *total_bytes = D.total;
+    }
+    return leave(e);
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+    *p = NULL;
+    cudaError_t e = enter();
+    if (e != cudaSuccess) return leave(e);
+    D.mallocs++;
+    if (D.fail_malloc && D.mallocs == D.fail_malloc) {
+        D.fail_malloc = 0;
+        return leave(cudaErrorMemoryAllocation);
+    }
+    if (bytes == 0) return leave(cudaErrorInvalidValue);
+    if (bytes > D.total - D.used) return leave(cudaErrorMemoryAllocation);
+    /* device memory is never zero by chance */
+    if (!(*p = track(&D.allocs, bytes, POISON))) return leave(cudaErrorMemoryAllocation);
+    D.used += bytes;
+    D.nalloc++;
+    return leave(cudaSuccess);
+}
+
+/* cudaFree synchronises the device first, as the runtime's does. Always
+ * releases (a broken device's memory goes with its process). */
+cudaError_t cudaFree(void *p)
+{
+    lock();
+    if (!p) {
+        unlock();
+        return cudaSuccess;
+    }
+    run_all();
+    D.used -= untrack(&D.allocs, p, "cudaFree");
+    D.nalloc--;
+    unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **p, size_t bytes)
+{
+    cudaError_t e = enter();
+    *p = NULL;
+    if (e == cudaSuccess && !(*p = track(&D.objs, bytes ? bytes : 1, 0))) e = cudaErrorMemoryAllocation;
+    return leave(e);
+}
+
+cudaError_t cudaFreeHost(void *p)
+{
+    lock();
+    run_all();
+    if (p) untrack(&D.objs, p, "cudaFreeHost");
+    unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
+{
+    (void)flags;
+    *s = NULL;
+    cudaError_t e = enter();
+    if (e != cudaSuccess) return leave(e);
+    cudaStream_t t = calloc(1, sizeof *t);
+    if (!t) return leave(cudaErrorMemoryAllocation);
+    t->lazy = D.nstreams < 32 && (D.lazy_mask >> D.nstreams & 1);
+    D.nstreams++;
+    t->next = D.streams;
+    D.streams = t;
+    *s = t;
+    return leave(cudaSuccess);
+}
+
+/* Pending work completes first, as on a device (none runs after a sticky
+ * fault). */
+cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    lock();
+    run_stream(s, UINT64_MAX);
+    for (cudaStream_t *pp = &D.streams; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    free(s);
+    unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    cudaError_t e = enter();
+    if (e == cudaSuccess) run_stream(s, UINT64_MAX);
+    return leave(e);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t ev, unsigned flags)
+{
+    (void)flags;
+    cudaError_t e = enter();
+    if (e != cudaSuccess) return leave(e);
+    if (!ev->s || ev->s == s) return leave(cudaSuccess); /* never recorded, or already in order */
+    wait_arg *w = malloc(sizeof *w);
+    if (!w) return leave(cudaErrorMemoryAllocation);
+    w->s = ev->s; /* the record at the time of the call, as the runtime does */
+    w->seq = ev->seq;
+    return leave(enqueue(s, run_wait, w) ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *ev, unsigned flags)
+{
+    (void)flags;
+    *ev = NULL;
+    cudaError_t e = enter();
+    if (e == cudaSuccess && !(*ev = track(&D.objs, sizeof **ev, 0))) e = cudaErrorMemoryAllocation;
+    return leave(e);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t ev)
+{
+    lock();
+    if (ev) untrack(&D.objs, ev, "cudaEventDestroy");
+    unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t s)
+{
+    cudaError_t e = enter();
+    if (e != cudaSuccess) return leave(e);
+    if (!enqueue(s, run_nothing, NULL)) return leave(cudaErrorMemoryAllocation);
+    ev->s = s;
+    ev->seq = s->queued;
+    return leave(cudaSuccess);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t ev)
+{
+    cudaError_t e = enter();
+    if (e == cudaSuccess && ev->s) run_stream(ev->s, ev->seq);
+    return leave(e);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s)
+{
+    cudaError_t e = enter();
+    if (e != cudaSuccess) return leave(e);
+    if (bytes == 0) return leave(cudaSuccess);
+    if (!dst || !src || kind < cudaMemcpyHostToHost || kind > cudaMemcpyDeviceToDevice)
+        return leave(cudaErrorInvalidValue);
+    copy_arg *c = malloc(sizeof *c);
+    if (!c) return leave(cudaErrorMemoryAllocation);
+    *c = (copy_arg){ dst, src, bytes, kind == cudaMemcpyHostToDevice };
+    return leave(enqueue(s, run_copy, c) ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+/* ---- control ------------------------------------------------------------------------- */
+size_t czd_device_bytes(void) { return D.used; }
+size_t czd_outstanding(void) { return D.nalloc; }
+uint64_t czd_mallocs(void) { return D.mallocs; }
+uint64_t czd_calls(void) { return D.calls; }
+uint64_t czd_h2d_bytes(void) { return D.h2d; }
+
+void czd_reset(size_t total_bytes)
+{
+    lock();
+    if ((D.nalloc || D.streams || D.objs) && !D.broken) {
+        fprintf(stderr, "cuda double: reset with %zu allocation(s) (%zu bytes), %s streams, %s events or "
+                "pinned buffers outstanding\n", D.nalloc, D.used, D.streams ? "some" : "no", D.objs ? "some" : "no");
+        abort();
+    }
+    /* what a broken device's context could not free goes now, unrun */
+    untrack_all(&D.allocs);
+    untrack_all(&D.objs);
+    while (D.streams) {
+        cudaStream_t s = D.streams;
+        D.streams = s->next;
+        while (s->head) {
+            op *o = s->head;
+            s->head = o->next;
+            free(o->arg);
+            free(o);
+        }
+        free(s);
+    }
+    memset(&D, 0, sizeof D);
+    D.total = total_bytes;
+    unlock();
+}
+
+void czd_set_lazy_mask(unsigned lazy_mask)
+{
+    lock();
+    D.lazy_mask = lazy_mask;
+    unlock();
+}
+
+void czd_fail_malloc_at(unsigned k)
+{
+    lock();
+    D.fail_malloc = k ? D.mallocs + k : 0;
+    unlock();
+}
+
+void czd_fail_call_at(unsigned k, bool sticky)
+{
+    lock();
+    D.fail_call = k ? D.calls + k : 0;
+    D.sticky = sticky;
+    unlock();
+}
+
+/* ---- the kernels, computed on the host --------------------------------------------------- */
+static cz_ntt_domain *cpu_dom[CZ_NTT_MAX_LOG_N + 1];
+
+static const cz_ntt_domain *cpu_domain(unsigned log_n)
+{
+    if (!cpu_dom[log_n] && cz_ntt_domain_create(&cpu_dom[log_n], log_n, NULL) != CZ_OK) {
+        fprintf(stderr, "cuda double: no CPU NTT domain 2^%u\n", log_n);
+        abort();
+    }
+    return cpu_dom[log_n];
+}
+
+void czd_shutdown(void)
+{
+    for (unsigned k = 0; k <= CZ_NTT_MAX_LOG_N; k++) {
+        cz_ntt_domain_free(cpu_dom[k]);
+        cpu_dom[k] = NULL;
+    }
+}
+
+/* The arguments of every kernel below (each uses some). */
+typedef struct {
+    cz_fr *a, *b, *c;
+    const cz_fr *in;
+    cz_scalar *dst;
+    const cz_scalar *src;
+    uint64_t n, *bad;
+    const uint64_t *bm;
+    const uint32_t *pref;
+    unsigned log_n;
+    int kind;
+} kargs;
+
+/* A kernel launch: counted as a call (faults fire here as launch errors),
+ * then run(copy of *x) queued on s. */
+static cz_status launch(cudaStream_t s, void (*run)(void *), const kargs *x, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    kargs *q = malloc(sizeof *q);
+    if (!q) return cz_err(err, CZ_ERR_NOMEM, "cuda double: out of host memory");
+    *q = *x;
+    cudaError_t e = enter();
+    if (e != cudaSuccess) free(q);
+    else if (!enqueue(s, run, q)) e = cudaErrorMemoryAllocation;
+    leave(e);
+    CZC_TRY(e);
+out:
+    return st;
+}
+
+/* The same sizes as the device's tables (kernels.cu), so that the memory
+ * checks see what they see on a device. */
+size_t czc_domain_bytes(unsigned log_n)
+{
+    uint64_t n = (uint64_t)1 << log_n;
+    return ((n / 2 + 1) + 4 * (CZ_DEV_TAB_LO + (n >> CZ_DEV_TAB_BITS) + 1)) * sizeof(cz_fr);
+}
+
+void czc_domain_free(czc_domain *d)
+{
+    cz_fr *t[9] = { d->tw, d->g_lo, d->g_hi, d->gi_lo, d->gi_hi, d->s_lo, d->s_hi, d->si_lo, d->si_hi };
+    for (int k = 0; k < 9; k++) cudaFree(t[k]);
+    memset(d, 0, sizeof *d);
+}
+
+/* The tables are allocated (for the accounting) but not filled: the
+ * transforms below use the CPU domain of the same size. */
+cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_errbuf *err)
+{
+    (void)s;
+    cz_status st = CZ_OK;
+    uint64_t n = (uint64_t)1 << log_n, nhi = (n >> CZ_DEV_TAB_BITS) + 1;
+    memset(d, 0, sizeof *d);
+    d->log_n = log_n;
+    cz_fr_from_u64(&d->n_inv, n);
+    cz_fr_inv(&d->n_inv, &d->n_inv);
+    cz_fr_from_u64(&d->inv_2n, 2 * n);
+    cz_fr_inv(&d->inv_2n, &d->inv_2n);
+    cz_fr **lo[4] = { &d->g_lo, &d->gi_lo, &d->s_lo, &d->si_lo }, **hi[4] = { &d->g_hi, &d->gi_hi, &d->s_hi, &d->si_hi };
+    CZC_TRY(cudaMalloc((void **)&d->tw, (n / 2 + 1) * sizeof(cz_fr)));
+    for (int k = 0; k < 4; k++) {
+        CZC_TRY(cudaMalloc((void **)lo[k], CZ_DEV_TAB_LO * sizeof(cz_fr)));
+        CZC_TRY(cudaMalloc((void **)hi[k], nhi * sizeof(cz_fr)));
+    }
+    (void)cpu_domain(log_n);
+out:
+    if (st != CZ_OK) czc_domain_free(d);
+    return st;
+}
+
+static void run_ntt(void *arg)
+{
+    kargs *x = arg;
+    const cz_ntt_domain *d = cpu_domain(x->log_n);
+    switch (x->kind) {
+    case CZC_NTT_FWD: cz_ntt_forward(NULL, d, x->a); break;
+    case CZC_NTT_INV: cz_ntt_inverse(NULL, d, x->a); break;
+    case CZC_NTT_COSET_FWD: cz_ntt_coset_forward(NULL, d, x->a); break;
+    default: cz_ntt_coset_inverse(NULL, d, x->a); break;
+    }
+}
+
+cz_status czc_ntt(cz_fr *d_x, const czc_domain *d, int kind, cudaStream_t s, cz_errbuf *err)
+{
+    return launch(s, run_ntt, &(kargs){ .a = d_x, .log_n = d->log_n, .kind = kind }, err);
+}
+
+static void run_check_rows(void *arg)
+{
+    kargs *x = arg;
+    uint64_t bad = UINT64_MAX;
+    for (uint64_t i = 0; i < x->n && bad == UINT64_MAX; i++)
+        if (cz_d_row_unsatisfied(x->a, x->b, x->c, i)) bad = i;
+    *x->bad = bad;
+}
+
+cz_status czc_check_rows(const cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, uint64_t n, uint64_t *d_bad,
+                         cudaStream_t s, cz_errbuf *err)
+{
+    kargs x = { .a = (cz_fr *)d_a, .b = (cz_fr *)d_b, .c = (cz_fr *)d_c, .n = n, .bad = d_bad };
+    return launch(s, run_check_rows, &x, err);
+}
+
+static void run_quotient(void *arg)
+{
+    kargs *x = arg;
+    cz_quotient_h(NULL, cpu_domain(x->log_n), x->a, x->b, x->c);
+}
+
+cz_status czc_quotient(cz_fr *d_a, cz_fr *d_b, cz_fr *d_c, const czc_domain *d, cudaStream_t s, cz_errbuf *err)
+{
+    return launch(s, run_quotient, &(kargs){ .a = d_a, .b = d_b, .c = d_c, .log_n = d->log_n }, err);
+}
+
+static void run_from_mont(void *arg)
+{
+    kargs *x = arg;
+    for (uint64_t i = 0; i < x->n; i++) cz_d_scalar_from_mont(x->dst, x->in, i);
+}
+
+cz_status czc_scalars_from_mont(cz_scalar *d_out, const cz_fr *d_in, uint64_t n, cudaStream_t s, cz_errbuf *err)
+{
+    return launch(s, run_from_mont, &(kargs){ .dst = d_out, .in = d_in, .n = n }, err);
+}
+
+static void run_gather(void *arg)
+{
+    kargs *x = arg;
+    for (uint64_t k = 0; k < x->n; k++) cz_d_gather_density(x->dst, x->src, x->bm, x->pref, k);
+}
+
+cz_status czc_gather(cz_scalar *d_dst, const cz_scalar *d_src, uint64_t nsrc, const uint64_t *d_bitmap,
+                     const uint32_t *d_prefix, cudaStream_t s, cz_errbuf *err)
+{
+    kargs x = { .dst = d_dst, .src = d_src, .n = nsrc, .bm = d_bitmap, .pref = d_prefix };
+    return launch(s, run_gather, &x, err);
+}
+
+/* The double's own scratch size: what czc_msm_g1 below allocates. */
+size_t czc_msm_g1_scratch_bytes(uint64_t n, const czc_msm_cfg *cfg)
+{
+    (void)cfg;
+    return (size_t)n * 16 + ((size_t)1 << 16);
+}
+
+cz_status czc_msm_g1(cz_g1_jac *out, const cz_g1_affine *d_bases, const cz_scalar *d_scalars, uint64_t n,
+                     const czc_msm_cfg *cfg, cudaStream_t s, cz_errbuf *err)
+{
+    cz_status st = CZ_OK;
+    void *scratch = NULL;
+    CZC_TRY(cudaStreamSynchronize(s)); /* the inputs are written by earlier work on s */
+    CZC_TRY(cudaMalloc(&scratch, czc_msm_g1_scratch_bytes(n, cfg)));
+    {
+        cudaError_t e = enter(); /* the launch */
+        leave(e);
+        CZC_TRY(e);
+    }
+    st = cz_msm_g1(out, d_bases, d_scalars, n, NULL, NULL);
+    if (st != CZ_OK) st = cz_err(err, st, "cuda double: cz_msm_g1 failed");
+out:
+    cudaFree(scratch);
+    return st;
+}

@@ -1,0 +1,343 @@
+/*
+ * The GPU prover's driver code (src/cuda/context.c, src/cuda/prove_cuda.c,
+ * compiled unchanged) run against the host double of the CUDA runtime and
+ * kernels (double/cuda_double.h), on a machine without a GPU:
+ * - the proof equals, byte for byte, the CPU prover's for the same r, s,
+ *   under every eager/lazy combination of the two streams (missing waits
+ *   and early reuse of staging or host buffers would change it), with
+ *   staging buffers small enough that every upload takes many rounds;
+ * - device memory is the resident set after every proof, and zero after
+ *   the context is freed;
+ * - every device allocation of a proof, made to fail in turn, gives
+ *   CZ_ERR_NOMEM with nothing leaked, and the next proof is right;
+ * - a failed launch fails the call only; a sticky one breaks the context,
+ *   whose later calls say so;
+ * - the budget checks, the row check, and resident parameters recognised
+ *   by (pointer, generation);
+ * - the single-kernel entry points against the CPU library.
+ */
+#include "testutil.h"
+#include "cuda_double.h"
+#include "cuda/ctx_internal.h"
+#include "cuzk/circuits.h"
+#include "cuzk/cuda.h"
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+#include "groth16/groth16_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define DEVICE_BYTES ((size_t)1 << 30)
+#define STAGING 4096 /* bytes: a, b, c of 2^8 elements take two rounds each */
+
+static cz_pool *pool, *bg;
+
+typedef struct {
+    cz_mulchain mc;
+    cz_pce *pce;
+    cz_groth16_params *params;
+} circuit;
+
+static circuit C;
+
+static int setup(void **state)
+{
+    (void)state;
+    cz_test_seed();
+    if (cz_pool_create(&pool, 2, "drv") != CZ_OK) return -1;
+    if (cz_pool_create(&bg, 1, "drvbg") != CZ_OK) return -1;
+    C.mc = (cz_mulchain){ 200, 3, CZ_FR_ZERO };
+    cz_rng_fr(&C.mc.x0);
+    cz_errbuf e;
+    if (cz_pce_record(&C.pce, cz_mulchain_synth, &C.mc, NULL) != CZ_OK) return -1;
+    if (cz_groth16_setup(&C.params, C.pce, pool, NULL, &e) != CZ_OK) return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cz_groth16_params_free(C.params);
+    cz_pce_free(C.pce);
+    czd_shutdown();
+    cz_pool_destroy(pool);
+    cz_pool_destroy(bg);
+    return 0;
+}
+
+static cz_cuda_ctx *open_ctx(void)
+{
+    cz_cuda_opts o = { 0, STAGING, 1 << 20 };
+    cz_cuda_ctx *ctx;
+    cz_errbuf e;
+    cz_status st = cz_cuda_ctx_create(&ctx, &o, &e);
+    if (st != CZ_OK) fail_msg("ctx: %s", e.msg);
+    return ctx;
+}
+
+/* One proof: on the CPU (ctx NULL) or through the driver; r, s from the
+ * test seed, so both provers draw the same. tamper breaks one row. */
+static cz_status prove(cz_cuda_ctx *ctx, uint64_t gen, bool tamper, uint8_t proof[192], cz_errbuf *e)
+{
+    size_t m = cz_groth16_params_domain(C.params);
+    cz_witness w;
+    cz_groth16_input in = { malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), m, &w };
+    assert_int_equal(cz_synthesize(C.pce, cz_mulchain_synth, &C.mc, pool, &w, in.a, in.b, in.c, m), CZ_OK);
+    if (tamper) cz_fr_add(&in.c[2], &in.c[2], &CZ_FR_ONE);
+    cz_fr rs[2];
+    cz_rng_seed(cz_test_seed());
+    cz_rng_fr(&rs[0]);
+    cz_rng_fr(&rs[1]);
+    cz_groth16_pending *p;
+    cz_status st = ctx ? cz_cuda_prove_start_ex(&p, ctx, C.params, gen, C.pce, &in, pool, bg, NULL, e)
+                       : cz_groth16_prove_start(&p, C.params, C.pce, &in, pool, bg, e);
+    /* a, b, c are freed by prove_start on every path */
+    assert_null(in.a);
+    if (st == CZ_OK) {
+        cz_groth16_timings t;
+        st = cz_groth16_prove_finish(p, rs, proof, &t, e);
+    }
+    cz_witness_free(&w);
+    return st;
+}
+
+static uint8_t cpu_proof[192];
+
+static size_t resident_bytes(void) { return cz_cuda_params_device_bytes(C.params); }
+
+static void test_driver_proof(void **state)
+{
+    (void)state;
+    cz_errbuf e;
+    assert_int_equal(prove(NULL, 0, false, cpu_proof, &e), CZ_OK);
+    /* bit 0: the compute stream lazy, bit 1: the copy stream (created in that order) */
+    for (unsigned mask = 0; mask < 4; mask++) {
+        czd_reset(DEVICE_BYTES);
+        czd_set_lazy_mask(mask);
+        cz_cuda_ctx *ctx = open_ctx();
+        uint64_t gen = cz_cuda_params_generation();
+        for (int k = 0; k < 2; k++) {
+            uint8_t pr[192];
+            cz_status st = prove(ctx, gen, false, pr, &e);
+            if (st != CZ_OK) fail_msg("lazy mask %u, proof %d: %s", mask, k, e.msg);
+            assert_memory_equal(pr, cpu_proof, 192);
+            assert_int_equal(czd_device_bytes(), resident_bytes());
+        }
+        assert_true(cz_cuda_params_resident(ctx, C.params, gen));
+        cz_cuda_ctx_free(ctx);
+        assert_int_equal(czd_outstanding(), 0);
+    }
+    /* and the proof verifies */
+    cz_groth16_pvk *pvk;
+    cz_groth16_proof pr;
+    cz_fr pub[5];
+    cz_mulchain_public_inputs(&C.mc, pub);
+    assert_int_equal(cz_groth16_pvk_create(&pvk, &C.params->vk), CZ_OK);
+    assert_int_equal(cz_groth16_proof_decode(&pr, cpu_proof, &e), CZ_OK);
+    assert_int_equal(cz_groth16_verify(pvk, &pr, pub, 5, &e), CZ_OK);
+    cz_groth16_pvk_free(pvk);
+}
+
+/* Every device allocation (the parameter upload's and the proof's), made
+ * to fail in turn. */
+static void test_driver_each_alloc_fails(void **state)
+{
+    (void)state;
+    cz_errbuf e;
+    czd_reset(DEVICE_BYTES);
+    czd_set_lazy_mask(2);
+    cz_cuda_ctx *ctx = open_ctx();
+    uint64_t gen = cz_cuda_params_generation(), before = czd_mallocs();
+    uint8_t pr[192];
+    assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_OK);
+    unsigned n = (unsigned)(czd_mallocs() - before);
+    /* 4 queries, 9 NTT tables, 8 proof buffers, 4 MSM scratch blocks */
+    assert_true(n >= 4 + 9 + 8 + 4);
+    print_message("%u device allocations in an upload and a proof\n", n);
+    cz_cuda_params_release(ctx);
+    assert_int_equal(czd_device_bytes(), 0);
+    for (unsigned k = 1; k <= n; k++) {
+        czd_fail_malloc_at(k);
+        cz_status st = prove(ctx, gen, false, pr, &e);
+        if (st != CZ_ERR_NOMEM) fail_msg("allocation %u of %u: status %d (%s)", k, n, st, e.msg);
+        assert_non_null(strstr(e.msg, "cudaErrorMemoryAllocation"));
+        /* nothing of the proof stays; the parameters stay only if their upload completed */
+        size_t b = czd_device_bytes();
+        assert_true(b == 0 || b == resident_bytes());
+        cz_cuda_params_release(ctx);
+        assert_int_equal(czd_device_bytes(), 0);
+    }
+    czd_fail_malloc_at(0);
+    assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_OK);
+    assert_memory_equal(pr, cpu_proof, 192);
+    cz_cuda_ctx_free(ctx);
+    assert_int_equal(czd_outstanding(), 0);
+}
+
+/* A launch or copy that fails once fails that call only (the context
+ * stays usable); a sticky failure breaks the context. */
+static void test_driver_call_faults(void **state)
+{
+    (void)state;
+    cz_errbuf e;
+    czd_reset(DEVICE_BYTES);
+    cz_cuda_ctx *ctx = open_ctx();
+    uint64_t gen = cz_cuda_params_generation();
+    uint8_t pr[192];
+    assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_OK);
+    uint64_t c0 = czd_calls();
+    assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_OK);
+    unsigned n = (unsigned)(czd_calls() - c0);
+    for (unsigned k = 1; k <= n; k += 3) {
+        czd_fail_call_at(k, false);
+        cz_status st = prove(ctx, gen, false, pr, &e);
+        if (st != CZ_ERR_INTERNAL) fail_msg("call %u of %u: status %d (%s)", k, n, st, e.msg);
+        assert_non_null(strstr(e.msg, "cudaErrorLaunchFailure"));
+        size_t b = czd_device_bytes();
+        assert_true(b == 0 || b == resident_bytes());
+        assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_OK);
+        assert_memory_equal(pr, cpu_proof, 192);
+    }
+    czd_fail_call_at(n / 2, true);
+    assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_ERR_INTERNAL);
+    cz_status st = prove(ctx, gen, false, pr, &e);
+    assert_int_equal(st, CZ_ERR_UNSUPPORTED);
+    assert_non_null(strstr(e.msg, "unusable after an earlier error"));
+    /* a broken device cannot be asked to free anything: what it holds stays
+     * (the resident set at most) and freeing the context must not fail */
+    size_t left = czd_device_bytes();
+    assert_true(left == 0 || left == resident_bytes());
+    cz_cuda_ctx_free(ctx);
+    czd_reset(DEVICE_BYTES); /* the double drops what the broken context held */
+}
+
+static void test_driver_budget_and_rows(void **state)
+{
+    (void)state;
+    cz_errbuf e;
+    uint8_t pr[192];
+    /* room for the parameters and the reserve, not for a proof */
+    czd_reset(resident_bytes() + (1 << 20) + 4096);
+    cz_cuda_ctx *ctx = open_ctx();
+    uint64_t gen = cz_cuda_params_generation();
+    assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_ERR_BUDGET);
+    assert_non_null(strstr(e.msg, "beyond the resident parameters"));
+    cz_cuda_ctx_free(ctx);
+    /* not even for the parameters */
+    czd_reset(resident_bytes() / 2);
+    ctx = open_ctx();
+    assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_ERR_BUDGET);
+    assert_non_null(strstr(e.msg, "parameters need"));
+    assert_int_equal(czd_device_bytes(), 0);
+    cz_cuda_ctx_free(ctx);
+    /* an unsatisfied row is found on the "device", under both copy policies */
+    for (unsigned mask = 0; mask < 4; mask += 2) {
+        czd_reset(DEVICE_BYTES);
+        czd_set_lazy_mask(mask);
+        ctx = open_ctx();
+        assert_int_equal(prove(ctx, gen, true, pr, &e), CZ_ERR_UNSATISFIED);
+        assert_non_null(strstr(e.msg, "constraint row 2"));
+        assert_int_equal(czd_device_bytes(), resident_bytes());
+        assert_int_equal(prove(ctx, gen, false, pr, &e), CZ_OK);
+        assert_memory_equal(pr, cpu_proof, 192);
+        cz_cuda_ctx_free(ctx);
+    }
+}
+
+/* (pointer, generation) identifies the resident set: another generation
+ * at the same address is uploaded anew; release_set of a set that is not
+ * resident does nothing. */
+static void test_driver_generations(void **state)
+{
+    (void)state;
+    cz_errbuf e;
+    uint8_t pr[192];
+    czd_reset(DEVICE_BYTES);
+    cz_cuda_ctx *ctx = open_ctx();
+    uint64_t g1 = cz_cuda_params_generation(), g2 = cz_cuda_params_generation();
+    assert_int_equal(cz_cuda_params_upload_gen(ctx, C.params, g1, &e), CZ_OK);
+    uint64_t up = czd_h2d_bytes();
+    size_t pts = (C.params->n_h + C.params->n_l + C.params->n_a + C.params->n_b) * sizeof(cz_g1_affine);
+    assert_int_equal(up, pts);
+    assert_int_equal(cz_cuda_params_upload_gen(ctx, C.params, g1, &e), CZ_OK);
+    assert_int_equal(czd_h2d_bytes(), up); /* already resident: nothing copied */
+    assert_true(cz_cuda_params_resident(ctx, C.params, g1));
+    assert_false(cz_cuda_params_resident(ctx, C.params, g2));
+    assert_int_equal(prove(ctx, g2, false, pr, &e), CZ_OK); /* re-uploads */
+    assert_memory_equal(pr, cpu_proof, 192);
+    assert_true(czd_h2d_bytes() >= 2 * up);
+    assert_true(cz_cuda_params_resident(ctx, C.params, g2));
+    cz_cuda_params_release_set(ctx, C.params, g1);
+    assert_true(cz_cuda_params_resident(ctx, C.params, g2));
+    assert_int_equal(czd_device_bytes(), resident_bytes());
+    cz_cuda_params_release_set(ctx, C.params, g2);
+    assert_false(cz_cuda_params_resident(ctx, C.params, g2));
+    assert_int_equal(czd_device_bytes(), 0);
+    cz_cuda_ctx_free(ctx);
+}
+
+static void test_driver_single_kernels(void **state)
+{
+    (void)state;
+    cz_errbuf e;
+    const unsigned logn = 9;
+    const size_t n = (size_t)1 << logn;
+    for (unsigned mask = 0; mask < 2; mask++) {
+        czd_reset(DEVICE_BYTES);
+        czd_set_lazy_mask(mask);
+        cz_cuda_ctx *ctx = open_ctx();
+        cz_ntt_domain *d;
+        assert_int_equal(cz_ntt_domain_create(&d, logn, NULL), CZ_OK);
+        cz_fr *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *z[3];
+        for (size_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
+        memcpy(y, x, n * sizeof *x);
+        assert_int_equal(cz_cuda_ntt(ctx, y, logn, CZ_CUDA_NTT_COSET_FWD, &e), CZ_OK);
+        cz_ntt_coset_forward(NULL, d, x);
+        assert_memory_equal(x, y, n * sizeof *x);
+        for (int k = 0; k < 3; k++) {
+            z[k] = malloc(n * sizeof(cz_fr));
+            for (size_t i = 0; i < n; i++) cz_rng_fr(&z[k][i]);
+        }
+        memcpy(x, z[0], n * sizeof *x);
+        cz_fr *b2 = malloc(n * sizeof *b2), *c2 = malloc(n * sizeof *c2);
+        memcpy(b2, z[1], n * sizeof *b2);
+        memcpy(c2, z[2], n * sizeof *c2);
+        assert_int_equal(cz_cuda_quotient_h(ctx, z[0], z[1], z[2], logn, &e), CZ_OK);
+        cz_quotient_h(NULL, d, x, b2, c2);
+        assert_memory_equal(x, z[0], n * sizeof *x);
+        /* MSM over the parameters' H query */
+        size_t np = C.params->n_h;
+        cz_scalar *sc = malloc(np * sizeof *sc);
+        for (size_t i = 0; i < np; i++) {
+            cz_fr t;
+            cz_rng_fr(&t);
+            cz_scalar_from_fr(&sc[i], &t);
+        }
+        cz_g1_jac r1, r2;
+        assert_int_equal(cz_cuda_msm_g1(ctx, &r1, C.params->h, sc, np, 0, &e), CZ_OK);
+        assert_int_equal(cz_msm_g1(&r2, C.params->h, sc, np, NULL, NULL), CZ_OK);
+        assert_true(cz_g1_jac_eq(&r1, &r2));
+        assert_int_equal(czd_device_bytes(), 0); /* nothing resident: every buffer freed */
+        free(sc);
+        free(b2);
+        free(c2);
+        for (int k = 0; k < 3; k++) free(z[k]);
+        free(x);
+        free(y);
+        cz_ntt_domain_free(d);
+        cz_cuda_ctx_free(ctx);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_driver_proof),
+        cmocka_unit_test(test_driver_each_alloc_fails),
+        cmocka_unit_test(test_driver_call_faults),
+        cmocka_unit_test(test_driver_budget_and_rows),
+        cmocka_unit_test(test_driver_generations),
+        cmocka_unit_test(test_driver_single_kernels),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
