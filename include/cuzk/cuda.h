@@ -103,11 +103,14 @@ CZ_WUR cz_status cz_cuda_prove_start(cz_groth16_pending **out, cz_cuda_ctx *ctx,
 
 /* A lock the caller holds around the device region of a proof (the
  * engine's device lock: cuzk/engine.h backend_locks_device): lock is
- * called once, right before the parameter upload and the proof's device
- * work, unlock once after them, on every path (errors included); nothing
- * else (witness conversion, B_G2 start, density prefix sums) runs between
- * them. Taken outside the context's own lock (lock order: caller's, then
- * the context's). */
+ * called at most once, right before the parameter upload and the proof's
+ * kernels, and then unlock once after them, on every path (errors
+ * included). Outside it: the witness conversion, the B_G2 start, the
+ * density prefix sums and this proof's own uploads (into its own device
+ * buffers, on the copy stream), so they overlap another proof's kernels;
+ * a proof that fails before its kernels (an upload or allocation error, a
+ * size check) never calls lock. Taken outside the context's own lock
+ * (lock order: caller's, then the context's). */
 typedef struct {
     void (*lock)(void *arg);
     void (*unlock)(void *arg);

@@ -45,13 +45,18 @@ out:
     return st;
 }
 
+cz_status czc_check_usable(cz_cuda_ctx *ctx, cz_errbuf *err)
+{
+    if (!atomic_load(&ctx->broken)) return CZ_OK;
+    return cz_err(err, CZ_ERR_UNSUPPORTED, "cuda: device %d unusable after an earlier error: %s", ctx->device,
+                  ctx->broken_msg);
+}
+
 cz_status czc_enter(cz_cuda_ctx *ctx, cz_errbuf *err)
 {
     cz_status st = CZ_OK;
     pthread_mutex_lock(&ctx->lock);
-    if (ctx->broken) {
-        st = cz_err(err, CZ_ERR_UNSUPPORTED, "cuda: device %d unusable after an earlier error: %s", ctx->device,
-                    ctx->broken_msg);
+    if ((st = czc_check_usable(ctx, err)) != CZ_OK) {
         pthread_mutex_unlock(&ctx->lock);
         return st;
     }
@@ -62,22 +67,53 @@ out:
     return st;
 }
 
+/* Under ctx->lock, after a CZ_ERR_INTERNAL. Sticky errors (illegal
+ * address, launch failure) make every later call fail too: probe twice; if
+ * the device stays in error, stop using it (the engine falls back to the
+ * CPU prover). */
+static void probe_sticky(cz_cuda_ctx *ctx, const cz_errbuf *err)
+{
+    (void)cudaGetLastError();
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess && !atomic_load(&ctx->broken)) {
+        /* the message first: czc_check_usable reads it without the lock */
+        snprintf(ctx->broken_msg, sizeof ctx->broken_msg, "%s", err ? err->msg : cudaGetErrorString(e));
+        atomic_store(&ctx->broken, true);
+    }
+}
+
 cz_status czc_leave(cz_cuda_ctx *ctx, cz_status st, cz_errbuf *err)
 {
-    if (st == CZ_ERR_INTERNAL) {
-        /* Sticky errors (illegal address, launch failure) make every later
-         * call fail too: probe twice; if the device stays in error, stop
-         * using it (the engine falls back to the CPU prover). */
-        (void)cudaGetLastError();
-        cudaError_t e = cudaDeviceSynchronize();
-        if (e != cudaSuccess) e = cudaDeviceSynchronize();
-        if (e != cudaSuccess) {
-            ctx->broken = true;
-            snprintf(ctx->broken_msg, sizeof ctx->broken_msg, "%s", err ? err->msg : cudaGetErrorString(e));
-        }
-    }
+    if (st == CZ_ERR_INTERNAL) probe_sticky(ctx, err);
     pthread_mutex_unlock(&ctx->lock);
     return st;
+}
+
+cz_status czc_note_failure(cz_cuda_ctx *ctx, cz_status st, cz_errbuf *err)
+{
+    if (st != CZ_ERR_INTERNAL) return st;
+    pthread_mutex_lock(&ctx->lock);
+    probe_sticky(ctx, err);
+    pthread_mutex_unlock(&ctx->lock);
+    return st;
+}
+
+/* Under ctx->lock. */
+static void set_resident(cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen)
+{
+    pthread_mutex_lock(&ctx->res_lock);
+    ctx->params = p;
+    ctx->params_gen = gen;
+    pthread_mutex_unlock(&ctx->res_lock);
+}
+
+bool czc_resident_now(cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen)
+{
+    pthread_mutex_lock(&ctx->res_lock);
+    bool r = czc_is_resident(ctx, p, gen);
+    pthread_mutex_unlock(&ctx->res_lock);
+    return r;
 }
 
 static void release_params_locked(cz_cuda_ctx *ctx)
@@ -88,8 +124,7 @@ static void release_params_locked(cz_cuda_ctx *ctx)
     cudaFree(ctx->d_b1);
     ctx->d_h = ctx->d_l = ctx->d_a = ctx->d_b1 = NULL;
     if (ctx->dom.tw) czc_domain_free(&ctx->dom);
-    ctx->params = NULL;
-    ctx->params_gen = 0;
+    set_resident(ctx, NULL, 0);
 }
 
 cz_status cz_cuda_ctx_create(cz_cuda_ctx **out, const cz_cuda_opts *opts, cz_errbuf *err)
@@ -103,6 +138,8 @@ cz_status cz_cuda_ctx_create(cz_cuda_ctx **out, const cz_cuda_opts *opts, cz_err
     cz_cuda_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return cz_err(err, CZ_ERR_NOMEM, "cuda: out of host memory");
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->copy_lock, NULL);
+    pthread_mutex_init(&ctx->res_lock, NULL);
     ctx->device = dev;
     ctx->pin_bytes = opts && opts->staging_bytes ? opts->staging_bytes : (size_t)64 << 20;
     ctx->reserve = opts && opts->reserve_bytes ? opts->reserve_bytes : (size_t)512 << 20;
@@ -118,8 +155,6 @@ cz_status cz_cuda_ctx_create(cz_cuda_ctx **out, const cz_cuda_opts *opts, cz_err
              GIB(prop.totalGlobalMem));
     CZC_TRY(cudaStreamCreateWithFlags(&ctx->s_comp, cudaStreamNonBlocking));
     CZC_TRY(cudaStreamCreateWithFlags(&ctx->s_copy, cudaStreamNonBlocking));
-    CZC_TRY(cudaEventCreateWithFlags(&ctx->ev_abc, cudaEventDisableTiming));
-    CZC_TRY(cudaEventCreateWithFlags(&ctx->ev_z, cudaEventDisableTiming));
     for (int k = 0; k < 2; k++) {
         CZC_TRY(cudaMallocHost(&ctx->pin[k], ctx->pin_bytes));
         CZC_TRY(cudaEventCreateWithFlags(&ctx->pin_ev[k], cudaEventDisableTiming));
@@ -142,14 +177,14 @@ void cz_cuda_ctx_free(cz_cuda_ctx *ctx)
             if (ctx->pin[k]) cudaFreeHost(ctx->pin[k]);
             if (ctx->pin_ev[k]) cudaEventDestroy(ctx->pin_ev[k]);
         }
-        if (ctx->ev_abc) cudaEventDestroy(ctx->ev_abc);
-        if (ctx->ev_z) cudaEventDestroy(ctx->ev_z);
         if (ctx->s_comp) cudaStreamDestroy(ctx->s_comp);
         if (ctx->s_copy) cudaStreamDestroy(ctx->s_copy);
     }
     (void)cudaGetLastError();
     pthread_mutex_unlock(&ctx->lock);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->copy_lock);
+    pthread_mutex_destroy(&ctx->res_lock);
     free(ctx);
 }
 
@@ -183,6 +218,7 @@ cz_status czc_upload(cz_cuda_ctx *ctx, void *d_dst, const void *src, size_t byte
                      cz_errbuf *err)
 {
     cz_status st = CZ_OK;
+    pthread_mutex_lock(&ctx->copy_lock);
     for (size_t off = 0; off < bytes; off += ctx->pin_bytes) {
         size_t len = bytes - off < ctx->pin_bytes ? bytes - off : ctx->pin_bytes;
         unsigned k = ctx->pin_next;
@@ -194,6 +230,7 @@ cz_status czc_upload(cz_cuda_ctx *ctx, void *d_dst, const void *src, size_t byte
         CZC_TRY(cudaEventRecord(ctx->pin_ev[k], s));
     }
 out:
+    pthread_mutex_unlock(&ctx->copy_lock);
     return st;
 }
 
@@ -264,8 +301,7 @@ cz_status cz_cuda_params_upload_gen(cz_cuda_ctx *ctx, const cz_groth16_params *p
     }
     if ((st = czc_domain_build(&ctx->dom, logm, ctx->s_copy, err)) != CZ_OK) goto out;
     CZC_TRY(cudaStreamSynchronize(ctx->s_copy));
-    ctx->params = p;
-    ctx->params_gen = gen;
+    set_resident(ctx, p, gen);
 out:
     if (st != CZ_OK) release_params_locked(ctx);
     return czc_leave(ctx, st, err);
@@ -286,8 +322,7 @@ void cz_cuda_params_release_set(cz_cuda_ctx *ctx, const cz_groth16_params *p, ui
         if (cudaSetDevice(ctx->device) == cudaSuccess) release_params_locked(ctx);
         (void)cudaGetLastError();
         /* forgotten even if the device is gone: the pointer is about to be freed */
-        ctx->params = NULL;
-        ctx->params_gen = 0;
+        set_resident(ctx, NULL, 0);
     }
     pthread_mutex_unlock(&ctx->lock);
 }

@@ -8,14 +8,19 @@
 #include "cuzk/cuda.h"
 #include "cuda/cuda_internal.h"
 #include <pthread.h>
+#include <stdatomic.h>
 
 struct cz_cuda_ctx {
     int device;
     char name[320];
     size_t total_mem, reserve;
-    pthread_mutex_t lock;          /* the device region of every call */
+    /* Locks, in the order they may be taken (never the other way):
+     * lock, then res_lock or copy_lock (both leaves). A proof's uploads
+     * take only copy_lock, so they run while another proof holds lock. */
+    pthread_mutex_t lock;          /* the device region: kernels, resident parameters */
+    pthread_mutex_t copy_lock;     /* pin, pin_ev, pin_next (czc_upload) */
+    pthread_mutex_t res_lock;      /* params, params_gen: written under lock and res_lock */
     cudaStream_t s_comp, s_copy;   /* kernels; host->device uploads */
-    cudaEvent_t ev_abc, ev_z;      /* upload milestones the compute stream waits on */
     void *pin[2];                  /* pinned staging buffers (double buffering) */
     cudaEvent_t pin_ev[2];         /* last copy out of pin[k] */
     size_t pin_bytes;
@@ -25,16 +30,23 @@ struct cz_cuda_ctx {
     uint64_t params_gen;
     cz_g1_affine *d_h, *d_l, *d_a, *d_b1;
     czc_domain dom;                /* domain of the resident parameters (dom.tw NULL: none) */
-    bool broken;                   /* a sticky CUDA error happened */
+    _Atomic bool broken;           /* a sticky CUDA error happened (broken_msg written first) */
     char broken_msg[320];
 };
 
-/* Whether (p, gen) is the resident set (under ctx->lock, or on a
- * context only this thread sees). Pure: no CUDA call (host-testable). */
+/* Whether (p, gen) is the resident set (under ctx->lock or res_lock, or on
+ * a context only this thread sees). Pure: no CUDA call (host-testable). */
 static inline bool czc_is_resident(const cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen)
 {
     return p && ctx->params == p && ctx->params_gen == gen;
 }
+
+/* czc_is_resident without ctx->lock (what a proof's upload phase asks
+ * while another proof holds the device region). */
+bool czc_resident_now(cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen);
+/* CZ_ERR_UNSUPPORTED (with the earlier error) when the context is broken;
+ * takes no lock. */
+CZ_WUR cz_status czc_check_usable(cz_cuda_ctx *ctx, cz_errbuf *err);
 
 /* Locks the context and selects its device; CZ_ERR_UNSUPPORTED when the
  * context is broken. On success the caller must call czc_leave. */
@@ -42,10 +54,16 @@ CZ_WUR cz_status czc_enter(cz_cuda_ctx *ctx, cz_errbuf *err);
 /* Classifies st (a CZ_ERR_INTERNAL from CUDA is probed: if the device
  * stays in error the context becomes broken), unlocks; returns st. */
 cz_status czc_leave(cz_cuda_ctx *ctx, cz_status st, cz_errbuf *err);
+/* What czc_leave does with st, for a CUDA error outside enter/leave (a
+ * proof's upload phase): takes ctx->lock to probe for a sticky error.
+ * Returns st. */
+cz_status czc_note_failure(cz_cuda_ctx *ctx, cz_status st, cz_errbuf *err);
 /* Host -> device copy of bytes through the pinned staging buffers on
  * stream s (the memcpy into one buffer overlaps the DMA out of the other);
- * pool (may be NULL) parallelises the memcpy. Asynchronous: src may be
- * reused once s has passed this point. Called inside enter/leave. */
+ * pool (may be NULL) parallelises the memcpy. src is read before the call
+ * returns (it may be reused at once); the device copy completes in s's
+ * order. Takes copy_lock itself: callable inside enter/leave or, with the
+ * device selected (cudaSetDevice), outside them. */
 CZ_WUR cz_status czc_upload(cz_cuda_ctx *ctx, void *d_dst, const void *src, size_t bytes, cudaStream_t s,
                             cz_pool *pool, cz_errbuf *err);
 /* Free device memory, minus nothing (cudaMemGetInfo). */

@@ -2,22 +2,26 @@
  * cuzk CUDA backend — GPU prove_start (contract: cz_groth16_prove_start).
  *
  * Order of work:
- *   (with region hooks, the caller's lock is held from the parameter upload
- *   to the end of the device region: cz_cuda_prove_start_ex)
- *   host, before the device lock: shape checks; cz_groth16_pending_begin
+ *   host, before any lock: shape checks; cz_groth16_pending_begin
  *     converts the witness and starts B_G2 on the CPU executor (bg), so
  *     B_G2 runs during all the device work below; density prefix sums.
- *   device region (ctx->lock): resident parameters (uploaded once per
- *     parameter set); a memory check with a clear CZ_ERR_BUDGET; a, b, c
- *     uploaded on the copy stream through the pinned double buffers (the
+ *   upload phase (no device region: only the staging buffers' lock, per
+ *     czc_upload): a memory check with a clear CZ_ERR_BUDGET (this proof's
+ *     working set, plus the parameters when they are not resident); this
+ *     proof's device buffers and its two events; a, b, c, then witness and
+ *     bitmaps, on the copy stream through the pinned double buffers (the
  *     host memcpy into one buffer overlaps the DMA out of the other); the
- *     row check (a·b = c), the quotient (6 NTTs, no host round trip) and
- *     the conversion of H's coefficients are queued on the compute stream
- *     behind an event, and run while the host drives the witness upload;
- *     the host a/b/c are freed as soon as their upload has completed. Then
- *     the row-check verdict, the H MSM, and L, A (inputs ‖ A-dense aux,
+ *     host a/b/c are freed as soon as czc_upload has read them. With two
+ *     workers per device this runs while the other proof's kernels hold
+ *     the device region, so the transfers leave the critical path.
+ *   device region (the caller's lock through the region hooks, then
+ *     ctx->lock): resident parameters (uploaded once per parameter set);
+ *     the compute stream waits for a, b, c (event), then the row check
+ *     (a·b = c), the quotient (6 NTTs, no host round trip) and the
+ *     conversion of H's coefficients; the row-check verdict, the H MSM;
+ *     a wait for the witness (event), then L, A (inputs ‖ A-dense aux,
  *     gathered on the device) and B_G1 (B-dense inputs ‖ B-dense aux).
- *     Everything allocated here is freed before the lock is released.
+ *     Everything the proof allocated is freed before the locks go.
  *   host: the four G1 sums go into the pending handle, finished later by
  *     the unchanged cz_groth16_prove_finish.
  */
@@ -130,20 +134,10 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     cz_d_density_prefix(pref + nw_aux, bm + nw_aux, n_in);
     cz_d_density_prefix(pref + nw_aux + nw_in, bm + nw_aux + nw_in, n_aux);
 
-    /* The caller's device region (the engine's device lock) starts here:
-     * everything above is host work that overlaps another proof's
-     * device work. */
-    region_lock(hooks);
-    /* resident parameters (no-op after the first proof of a parameter set) */
-    if ((st = cz_cuda_params_upload_gen(ctx, params, gen, err)) != CZ_OK) {
-        region_unlock(hooks);
-        free(bm);
-        free(pref);
-        free_abc(in);
-        cz_groth16_pending_free(p);
-        return st;
-    }
-
+    /* Upload phase: outside the caller's region (the engine's device lock)
+     * and the context's lock, so that this proof's transfers run while
+     * another proof's kernels hold the device. It takes only the staging
+     * buffers' lock (inside czc_upload). */
     cz_groth16_timings t;
     memset(&t, 0, sizeof t);
     cz_g1_jac H, L, A, B1;
@@ -152,27 +146,31 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     uint64_t *d_bm = NULL;
     uint32_t *d_pref = NULL;
     uint64_t *d_bad = NULL;
+    cudaEvent_t ev_abc = NULL, ev_z = NULL; /* this proof's upload milestones */
     size_t need = cz_cuda_proof_device_bytes(params, pce), avail;
     size_t nsc = params->n_a > params->n_b ? params->n_a : params->n_b;
-    if ((st = czc_enter(ctx, err)) != CZ_OK) {
-        region_unlock(hooks);
-        free(bm);
-        free(pref);
-        free_abc(in);
-        cz_groth16_pending_free(p);
-        return st;
-    }
-    if (!czc_is_resident(ctx, params, gen)) { /* another thread replaced the resident set meanwhile */
-        st = cz_err(err, CZ_ERR_BUSY, "cuda: resident parameters changed during prove_start; retry");
-        goto out;
-    }
-    if ((st = czc_mem_free(&avail, err)) != CZ_OK) goto out;
-    if (avail < need + ctx->reserve) {
-        st = cz_err(err, CZ_ERR_BUDGET,
-                    "cuda: a proof of domain %zu needs %.2f GiB on %s beyond the resident parameters, %.2f GiB "
-                    "free (%.2f GiB kept in reserve)",
-                    m, GIB(need), ctx->name, GIB(avail), GIB(ctx->reserve));
-        goto out;
+    bool in_region = false, locked = false;
+    if ((st = czc_check_usable(ctx, err)) != CZ_OK) goto out;
+    CZC_TRY(cudaSetDevice(ctx->device));
+    {
+        /* the parameters are uploaded after this proof's buffers exist:
+         * both must fit now (the upload's own check then passes) */
+        bool resident = czc_resident_now(ctx, params, gen);
+        size_t pneed = resident ? 0 : cz_cuda_params_device_bytes(params);
+        if ((st = czc_mem_free(&avail, err)) != CZ_OK) goto out;
+        if (!resident && avail < pneed + ctx->reserve) {
+            st = cz_err(err, CZ_ERR_BUDGET,
+                        "cuda: parameters need %.2f GiB on %s, %.2f GiB free (%.2f GiB kept in reserve)",
+                        GIB(pneed), ctx->name, GIB(avail), GIB(ctx->reserve));
+            goto out;
+        }
+        if (avail < need + pneed + ctx->reserve) {
+            st = cz_err(err, CZ_ERR_BUDGET,
+                        "cuda: a proof of domain %zu needs %.2f GiB on %s beyond the resident parameters, %.2f GiB "
+                        "free (%.2f GiB kept in reserve)",
+                        m, GIB(need), ctx->name, GIB(avail - pneed), GIB(ctx->reserve));
+            goto out;
+        }
     }
     CZC_TRY(cudaMalloc((void **)&d_a, m * sizeof(cz_fr)));
     CZC_TRY(cudaMalloc((void **)&d_b, m * sizeof(cz_fr)));
@@ -182,28 +180,40 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     CZC_TRY(cudaMalloc((void **)&d_bm, (nwt ? nwt : 1) * sizeof *d_bm));
     CZC_TRY(cudaMalloc((void **)&d_pref, (nwt ? nwt : 1) * sizeof *d_pref));
     CZC_TRY(cudaMalloc((void **)&d_bad, sizeof *d_bad));
-
-    double t0 = now_ms();
-    /* copy stream: a, b, c, then the witness and the bitmaps */
+    CZC_TRY(cudaEventCreateWithFlags(&ev_abc, cudaEventDisableTiming));
+    CZC_TRY(cudaEventCreateWithFlags(&ev_z, cudaEventDisableTiming));
+    /* copy stream: a, b, c, then the witness and the bitmaps; czc_upload
+     * has read each host array when it returns */
     if ((st = czc_upload(ctx, d_a, in->a, m * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_b, in->b, m * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_c, in->c, m * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK) goto out;
-    CZC_TRY(cudaEventRecord(ctx->ev_abc, ctx->s_copy));
-    /* compute stream: row check and the quotient, queued now so that they
-     * run while the host drives the witness upload below */
-    CZC_TRY(cudaStreamWaitEvent(ctx->s_comp, ctx->ev_abc, 0));
-    if ((st = czc_check_rows(d_a, d_b, d_c, m, d_bad, ctx->s_comp, err)) != CZ_OK) goto out;
-    if ((st = czc_quotient(d_a, d_b, d_c, &ctx->dom, ctx->s_comp, err)) != CZ_OK) goto out;
-    if ((st = czc_scalars_from_mont((cz_scalar *)d_a, d_a, m - 1, ctx->s_comp, err)) != CZ_OK) goto out;
-    /* a/b/c are on the device: the host copies go at once (docs/design.md §4 rule 3) */
-    CZC_TRY(cudaEventSynchronize(ctx->ev_abc));
-    free_abc(in);
+    CZC_TRY(cudaEventRecord(ev_abc, ctx->s_copy));
+    free_abc(in); /* docs/design.md §4 rule 3: the host copies go at once */
     if ((st = czc_upload(ctx, d_z, w->inputs, n_in * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_z + n_in, w->aux, n_aux * sizeof(cz_fr), ctx->s_copy, pool, err)) != CZ_OK)
         goto out;
     if ((st = czc_upload(ctx, d_bm, bm, nwt * sizeof *bm, ctx->s_copy, NULL, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_pref, pref, nwt * sizeof *pref, ctx->s_copy, NULL, err)) != CZ_OK) goto out;
-    CZC_TRY(cudaEventRecord(ctx->ev_z, ctx->s_copy));
+    CZC_TRY(cudaEventRecord(ev_z, ctx->s_copy));
+
+    /* The device region: the caller's lock, the resident parameters (a
+     * no-op after the first proof of a set), the context's lock. */
+    region_lock(hooks);
+    in_region = true;
+    if ((st = cz_cuda_params_upload_gen(ctx, params, gen, err)) != CZ_OK) goto out;
+    if ((st = czc_enter(ctx, err)) != CZ_OK) goto out;
+    locked = true;
+    if (!czc_is_resident(ctx, params, gen)) { /* another thread replaced the resident set meanwhile */
+        st = cz_err(err, CZ_ERR_BUSY, "cuda: resident parameters changed during prove_start; retry");
+        goto out;
+    }
+    double t0 = now_ms();
+    /* compute stream: the row check and the quotient once a, b, c are
+     * there, while the witness may still be on its way */
+    CZC_TRY(cudaStreamWaitEvent(ctx->s_comp, ev_abc, 0));
+    if ((st = czc_check_rows(d_a, d_b, d_c, m, d_bad, ctx->s_comp, err)) != CZ_OK) goto out;
+    if ((st = czc_quotient(d_a, d_b, d_c, &ctx->dom, ctx->s_comp, err)) != CZ_OK) goto out;
+    if ((st = czc_scalars_from_mont((cz_scalar *)d_a, d_a, m - 1, ctx->s_comp, err)) != CZ_OK) goto out;
 
     uint64_t bad = 0;
     CZC_TRY(cudaMemcpyAsync(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost, ctx->s_comp));
@@ -219,7 +229,7 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     double t2 = now_ms();
     t.msm_h_ms = t2 - t1;
 
-    CZC_TRY(cudaStreamWaitEvent(ctx->s_comp, ctx->ev_z, 0));
+    CZC_TRY(cudaStreamWaitEvent(ctx->s_comp, ev_z, 0));
     cz_scalar *z = (cz_scalar *)d_z; /* canonical in place */
     if ((st = czc_scalars_from_mont(z, d_z, nz, ctx->s_comp, err)) != CZ_OK) goto out;
     if ((st = czc_msm_g1(&L, ctx->d_l, z + n_in, n_aux, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
@@ -241,13 +251,15 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     if ((st = czc_msm_g1(&B1, ctx->d_b1, d_sc, params->n_b, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
     t.msm_b_g1_ms = now_ms() - t4;
 out:
-    /* nothing of this proof stays on the device; make sure no copy still
-     * reads the host buffers we are about to free. A proof whose streams
-     * end in error is not returned, even when its sums were read back. */
-    {
-        cudaError_t e1 = cudaStreamSynchronize(ctx->s_copy), e2 = cudaStreamSynchronize(ctx->s_comp);
+    /* Nothing of this proof stays on the device. Its uploads are finished
+     * first (ev_z: the copy stream may carry other proofs' uploads too);
+     * a proof whose work ends in error is not returned, even when its
+     * sums were read back. */
+    if (ev_z || ev_abc) {
+        cudaError_t e1 = ev_z ? cudaEventSynchronize(ev_z) : cudaSuccess;
+        cudaError_t e2 = locked ? cudaStreamSynchronize(ctx->s_comp) : cudaSuccess;
         if (st == CZ_OK && (e1 != cudaSuccess || e2 != cudaSuccess))
-            st = czc_fail(e1 != cudaSuccess ? e1 : e2, __FILE__, __LINE__, "cudaStreamSynchronize (end of proof)", err);
+            st = czc_fail(e1 != cudaSuccess ? e1 : e2, __FILE__, __LINE__, "synchronising the end of the proof", err);
     }
     cudaFree(d_a);
     cudaFree(d_b);
@@ -257,8 +269,11 @@ out:
     cudaFree(d_bm);
     cudaFree(d_pref);
     cudaFree(d_bad);
-    st = czc_leave(ctx, st, err);
-    region_unlock(hooks);
+    if (ev_abc) cudaEventDestroy(ev_abc);
+    if (ev_z) cudaEventDestroy(ev_z);
+    if (locked) st = czc_leave(ctx, st, err);
+    else st = czc_note_failure(ctx, st, err); /* an upload-phase CUDA error: the same probe */
+    if (in_region) region_unlock(hooks);
     free(bm);
     free(pref);
     free_abc(in);

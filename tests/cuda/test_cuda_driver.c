@@ -14,6 +14,8 @@
  *   whose later calls say so;
  * - the budget checks, the row check, and resident parameters recognised
  *   by (pointer, generation);
+ * - a proof's uploads run before its device region (the caller's lock),
+ *   and two workers prove at once on one context;
  * - the single-kernel entry points against the CPU library.
  */
 #include "testutil.h"
@@ -24,6 +26,7 @@
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "groth16/groth16_internal.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,6 +279,147 @@ static void test_driver_generations(void **state)
     cz_cuda_ctx_free(ctx);
 }
 
+/* The engine's device lock, as region hooks: counts its use and what had
+ * been queued for upload when it was taken. */
+typedef struct {
+    pthread_mutex_t mu;
+    unsigned locks, unlocks;
+    uint64_t queued_at_lock;
+} region;
+
+static void hook_lock(void *arg)
+{
+    region *r = arg;
+    pthread_mutex_lock(&r->mu);
+    r->locks++;
+    r->queued_at_lock = czd_h2d_queued_bytes();
+}
+
+static void hook_unlock(void *arg)
+{
+    region *r = arg;
+    r->unlocks++;
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* A synthesized input and the r, s every proof here draws. */
+typedef struct {
+    cz_witness w;
+    cz_groth16_input in;
+} input;
+
+static void make_input(input *x, cz_fr rs[2])
+{
+    size_t m = cz_groth16_params_domain(C.params);
+    x->in = (cz_groth16_input){ malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), m,
+                                &x->w };
+    assert_int_equal(cz_synthesize(C.pce, cz_mulchain_synth, &C.mc, pool, &x->w, x->in.a, x->in.b, x->in.c, m),
+                     CZ_OK);
+    cz_rng_seed(cz_test_seed());
+    cz_rng_fr(&rs[0]);
+    cz_rng_fr(&rs[1]);
+}
+
+/* This proof's transfers are queued before the device region is entered
+ * (so they run while another proof's kernels hold the device). */
+static void test_driver_uploads_before_region(void **state)
+{
+    (void)state;
+    cz_errbuf e;
+    czd_reset(DEVICE_BYTES);
+    czd_set_lazy_mask(2);
+    cz_cuda_ctx *ctx = open_ctx();
+    uint64_t gen = cz_cuda_params_generation();
+    assert_int_equal(cz_cuda_params_upload_gen(ctx, C.params, gen, &e), CZ_OK);
+    region r = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0 };
+    cz_cuda_region_hooks hooks = { hook_lock, hook_unlock, &r };
+    input x;
+    cz_fr rs[2];
+    make_input(&x, rs);
+    size_t m = x.in.m, nz = x.w.n_inputs + x.w.n_aux;
+    uint64_t before = czd_h2d_queued_bytes();
+    cz_groth16_pending *p;
+    assert_int_equal(cz_cuda_prove_start_ex(&p, ctx, C.params, gen, C.pce, &x.in, pool, bg, &hooks, &e), CZ_OK);
+    assert_int_equal(r.locks, 1);
+    assert_int_equal(r.unlocks, 1);
+    assert_true(r.queued_at_lock - before >= (3 * m + nz) * sizeof(cz_fr));
+    uint8_t pr[192];
+    cz_groth16_timings t;
+    assert_int_equal(cz_groth16_prove_finish(p, rs, pr, &t, &e), CZ_OK);
+    assert_memory_equal(pr, cpu_proof, 192);
+    cz_witness_free(&x.w);
+    /* a proof that fails in its upload phase never takes the region */
+    make_input(&x, rs);
+    czd_fail_malloc_at(1);
+    assert_int_equal(cz_cuda_prove_start_ex(&p, ctx, C.params, gen, C.pce, &x.in, pool, bg, &hooks, &e),
+                     CZ_ERR_NOMEM);
+    assert_int_equal(r.locks, 1);
+    assert_int_equal(r.unlocks, 1);
+    assert_null(x.in.a);
+    cz_witness_free(&x.w);
+    cz_cuda_ctx_free(ctx);
+}
+
+/* Two workers on one context, as the engine runs them: one's uploads
+ * while the other holds the device region. */
+enum { WORKERS = 2, PER_WORKER = 3 };
+typedef struct {
+    cz_cuda_ctx *ctx;
+    uint64_t gen;
+    region *r;
+    input x[PER_WORKER];
+    cz_fr rs[2];
+    uint8_t proof[PER_WORKER][192];
+    cz_status st[PER_WORKER];
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *wk = arg;
+    cz_cuda_region_hooks hooks = { hook_lock, hook_unlock, wk->r };
+    for (int k = 0; k < PER_WORKER; k++) {
+        cz_errbuf e;
+        cz_groth16_pending *p;
+        wk->st[k] = cz_cuda_prove_start_ex(&p, wk->ctx, C.params, wk->gen, C.pce, &wk->x[k].in, pool, bg, &hooks, &e);
+        if (wk->st[k] == CZ_OK) {
+            cz_groth16_timings t;
+            wk->st[k] = cz_groth16_prove_finish(p, wk->rs, wk->proof[k], &t, &e);
+        }
+    }
+    return NULL;
+}
+
+static void test_driver_two_workers(void **state)
+{
+    (void)state;
+    for (unsigned mask = 0; mask < 4; mask++) {
+        czd_reset(DEVICE_BYTES);
+        czd_set_lazy_mask(mask);
+        region r = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0 };
+        worker wk[WORKERS];
+        pthread_t th[WORKERS];
+        cz_cuda_ctx *ctx = open_ctx();
+        uint64_t gen = cz_cuda_params_generation();
+        for (int i = 0; i < WORKERS; i++) {
+            wk[i].ctx = ctx;
+            wk[i].gen = gen;
+            wk[i].r = &r;
+            for (int k = 0; k < PER_WORKER; k++) make_input(&wk[i].x[k], wk[i].rs);
+        }
+        for (int i = 0; i < WORKERS; i++) assert_int_equal(pthread_create(&th[i], NULL, worker_main, &wk[i]), 0);
+        for (int i = 0; i < WORKERS; i++) pthread_join(th[i], NULL);
+        for (int i = 0; i < WORKERS; i++)
+            for (int k = 0; k < PER_WORKER; k++) {
+                if (wk[i].st[k] != CZ_OK) fail_msg("mask %u, worker %d, proof %d: status %d", mask, i, k, wk[i].st[k]);
+                assert_memory_equal(wk[i].proof[k], cpu_proof, 192);
+                cz_witness_free(&wk[i].x[k].w);
+            }
+        assert_int_equal(r.locks, WORKERS * PER_WORKER);
+        assert_int_equal(czd_device_bytes(), resident_bytes());
+        cz_cuda_ctx_free(ctx);
+    }
+}
+
 static void test_driver_single_kernels(void **state)
 {
     (void)state;
@@ -337,6 +481,8 @@ int main(void)
         cmocka_unit_test(test_driver_call_faults),
         cmocka_unit_test(test_driver_budget_and_rows),
         cmocka_unit_test(test_driver_generations),
+        cmocka_unit_test(test_driver_uploads_before_region),
+        cmocka_unit_test(test_driver_two_workers),
         cmocka_unit_test(test_driver_single_kernels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -48,7 +48,7 @@ static pthread_mutex_t mu;
 static pthread_once_t mu_once = PTHREAD_ONCE_INIT;
 static struct {
     size_t total, used, nalloc;
-    uint64_t mallocs, calls, h2d;
+    uint64_t mallocs, calls, h2d, h2d_queued;
     uint64_t fail_malloc, fail_call; /* absolute counts at which to fail; 0: none */
     bool sticky, broken;
     cudaError_t last;
@@ -440,6 +440,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaM
     copy_arg *c = malloc(sizeof *c);
     if (!c) return leave(cudaErrorMemoryAllocation);
     *c = (copy_arg){ dst, src, bytes, kind == cudaMemcpyHostToDevice };
+    if (c->h2d) D.h2d_queued += bytes;
     return leave(enqueue(s, run_copy, c) ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
@@ -449,6 +450,13 @@ size_t czd_outstanding(void) { return D.nalloc; }
 uint64_t czd_mallocs(void) { return D.mallocs; }
 uint64_t czd_calls(void) { return D.calls; }
 uint64_t czd_h2d_bytes(void) { return D.h2d; }
+uint64_t czd_h2d_queued_bytes(void)
+{
+    lock();
+    uint64_t b = D.h2d_queued;
+    unlock();
+    return b;
+}
 
 void czd_reset(size_t total_bytes)
 {

@@ -65,6 +65,8 @@ size_t czd_outstanding(void);
 uint64_t czd_mallocs(void);
 uint64_t czd_calls(void);
 uint64_t czd_h2d_bytes(void);
+/* Host->device bytes queued (copies not run yet included), since the reset. */
+uint64_t czd_h2d_queued_bytes(void);
 /* Frees what the double caches for itself (CPU NTT domains). */
 void czd_shutdown(void);
 
