@@ -4,8 +4,13 @@
  * the one log line, the CPU path through the engine (proofs valid, the
  * prove_start/prove_finish wrappers), and in CUDA builds the resident-set
  * identity (pointer + generation: a new set at a freed set's address is
- * not taken for it) on a host-only context. The GPU path itself runs in
- * tools/device-check-cuzkd.sh on a GPU machine.
+ * not taken for it) on a host-only context. Built twice: against the real
+ * CUDA layer (no device here: the CPU path), and as test_engine_gpu_double
+ * against the host double of the CUDA runtime (tests/cuda/double), where
+ * one "GPU" opens and the engine's jobs run the back-end's GPU path —
+ * contexts, region hooks on the engine's device lock, resident parameters,
+ * uploads outside the region, the proofs checked by the engine. The real
+ * device runs it in tools/device-check-cuzkd.sh.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,6 +162,10 @@ static void test_engine_jobs(void **state)
     c.memory_budget = 2ull << 30;
     c.backend = be;
     unsigned n = cz_prover_backend_gpus(&be);
+#ifdef CZ_TEST_CUDA_DOUBLE
+    assert_int_equal(n, 1); /* the double's one device: this is the GPU path */
+    assert_non_null(strstr(cz_prover_backend_device_summary(&be), "cuzk host double"));
+#endif
     c.devices = n ? n : 1;
     for (unsigned i = 0; i < n; i++)
         c.device_memory[i] = cz_prover_backend_gpu_memory(&be, i);
@@ -191,6 +200,7 @@ static void test_resident_identity(void **state)
     assert_true(g1 != 0 && g2 != 0 && g1 != g2);
     cz_cuda_ctx *ctx = calloc(1, sizeof *ctx);
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->res_lock, NULL);
     ctx->device = 0;
     static cz_groth16_params p; /* one address, two "loads" */
     ctx->params = &p;
@@ -208,6 +218,7 @@ static void test_resident_identity(void **state)
         assert_null(ctx->params);
     }
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->res_lock);
     free(ctx);
 }
 #endif

@@ -45,12 +45,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Starts afresh: device of total_bytes, every stream created from now on
+/* Without a reset the device has 4 GiB and $CZD_LAZY_MASK (if set) is
+ * the lazy mask: what a test of a layer above, which sees only the
+ * runtime, gets.
+ * Starts afresh: device of total_bytes, every stream created from now on
  * eager, no fault armed, counters zero. Every allocation of the previous
  * session must have been freed (asserted by czd_outstanding first). */
 void czd_reset(size_t total_bytes);
 /* Streams created from now on: the k-th (0-based, counting since the
- * reset) is lazy when bit k of lazy_mask is set. */
+ * reset) is lazy when bit k mod 2 of lazy_mask is set (a context creates
+ * its compute stream, then its copy stream: bit 0 and bit 1). */
 void czd_set_lazy_mask(unsigned lazy_mask);
 /* The k-th cudaMalloc from now (1-based) fails; 0 disarms. */
 void czd_fail_malloc_at(unsigned k);
