@@ -48,6 +48,15 @@
 #define CZ_DEV_TAB_LO ((uint64_t)1 << CZ_DEV_TAB_BITS)
 #define CZ_DEV_MSM_SIGN 0x80000000u
 
+/* Device bytes of a domain's tables (czc_domain_build): the twiddles
+ * w^0..w^(n/2) and four two-level power tables of 2^16 + (n >> 16) + 1
+ * entries each. One formula for the device and for its host double. */
+CZ_HD size_t cz_d_domain_bytes(unsigned log_n)
+{
+    uint64_t n = (uint64_t)1 << log_n;
+    return (size_t)((n / 2 + 1) + 4 * (CZ_DEV_TAB_LO + (n >> CZ_DEV_TAB_BITS) + 1)) * sizeof(cz_fr);
+}
+
 CZ_HD unsigned cz_d_popc64(uint64_t v) { return (unsigned)CZ_POPCLL(v); }
 
 CZ_HD uint64_t cz_d_bitrev(uint64_t i, unsigned log_n)

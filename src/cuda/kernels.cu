@@ -280,11 +280,7 @@ extern "C" {
 
 #define LAUNCH_CHECK() CZC_TRY(cudaGetLastError())
 
-size_t czc_domain_bytes(unsigned log_n)
-{
-    uint64_t n = (uint64_t)1 << log_n;
-    return ((n / 2 + 1) + 4 * (CZ_DEV_TAB_LO + (n >> CZ_DEV_TAB_BITS) + 1)) * sizeof(cz_fr);
-}
+size_t czc_domain_bytes(unsigned log_n) { return cz_d_domain_bytes(log_n); }
 
 void czc_domain_free(czc_domain *d)
 {

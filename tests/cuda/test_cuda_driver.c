@@ -78,29 +78,42 @@ static cz_cuda_ctx *open_ctx(void)
     return ctx;
 }
 
+/* A synthesized input and the r, s every proof here draws. */
+typedef struct {
+    cz_witness w;
+    cz_groth16_input in;
+} input;
+
+static void make_input(input *x, cz_fr rs[2])
+{
+    size_t m = cz_groth16_params_domain(C.params);
+    x->in = (cz_groth16_input){ malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), m,
+                                &x->w };
+    assert_int_equal(cz_synthesize(C.pce, cz_mulchain_synth, &C.mc, pool, &x->w, x->in.a, x->in.b, x->in.c, m),
+                     CZ_OK);
+    cz_rng_seed(cz_test_seed());
+    cz_rng_fr(&rs[0]);
+    cz_rng_fr(&rs[1]);
+}
+
 /* One proof: on the CPU (ctx NULL) or through the driver; r, s from the
  * test seed, so both provers draw the same. tamper breaks one row. */
 static cz_status prove(cz_cuda_ctx *ctx, uint64_t gen, bool tamper, uint8_t proof[192], cz_errbuf *e)
 {
-    size_t m = cz_groth16_params_domain(C.params);
-    cz_witness w;
-    cz_groth16_input in = { malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), m, &w };
-    assert_int_equal(cz_synthesize(C.pce, cz_mulchain_synth, &C.mc, pool, &w, in.a, in.b, in.c, m), CZ_OK);
-    if (tamper) cz_fr_add(&in.c[2], &in.c[2], &CZ_FR_ONE);
+    input x;
     cz_fr rs[2];
-    cz_rng_seed(cz_test_seed());
-    cz_rng_fr(&rs[0]);
-    cz_rng_fr(&rs[1]);
+    make_input(&x, rs);
+    if (tamper) cz_fr_add(&x.in.c[2], &x.in.c[2], &CZ_FR_ONE);
     cz_groth16_pending *p;
-    cz_status st = ctx ? cz_cuda_prove_start_ex(&p, ctx, C.params, gen, C.pce, &in, pool, bg, NULL, e)
-                       : cz_groth16_prove_start(&p, C.params, C.pce, &in, pool, bg, e);
+    cz_status st = ctx ? cz_cuda_prove_start_ex(&p, ctx, C.params, gen, C.pce, &x.in, pool, bg, NULL, e)
+                       : cz_groth16_prove_start(&p, C.params, C.pce, &x.in, pool, bg, e);
     /* a, b, c are freed by prove_start on every path */
-    assert_null(in.a);
+    assert_null(x.in.a);
     if (st == CZ_OK) {
         cz_groth16_timings t;
         st = cz_groth16_prove_finish(p, rs, proof, &t, e);
     }
-    cz_witness_free(&w);
+    cz_witness_free(&x.w);
     return st;
 }
 
@@ -300,24 +313,6 @@ static void hook_unlock(void *arg)
     region *r = arg;
     r->unlocks++;
     pthread_mutex_unlock(&r->mu);
-}
-
-/* A synthesized input and the r, s every proof here draws. */
-typedef struct {
-    cz_witness w;
-    cz_groth16_input in;
-} input;
-
-static void make_input(input *x, cz_fr rs[2])
-{
-    size_t m = cz_groth16_params_domain(C.params);
-    x->in = (cz_groth16_input){ malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), m,
-                                &x->w };
-    assert_int_equal(cz_synthesize(C.pce, cz_mulchain_synth, &C.mc, pool, &x->w, x->in.a, x->in.b, x->in.c, m),
-                     CZ_OK);
-    cz_rng_seed(cz_test_seed());
-    cz_rng_fr(&rs[0]);
-    cz_rng_fr(&rs[1]);
 }
 
 /* This proof's transfers are queued before the device region is entered
