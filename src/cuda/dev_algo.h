@@ -43,6 +43,7 @@
 
 #include "cuda/dev_arith.h"
 #include "cuda/dev_launch.h"
+#include <string.h>
 
 #define CZ_DEV_TAB_BITS 16
 #define CZ_DEV_TAB_LO ((uint64_t)1 << CZ_DEV_TAB_BITS)
@@ -78,6 +79,86 @@ CZ_HD void cz_d_ntt_bitrev(cz_fr *x, unsigned log_n, uint64_t i)
     }
 }
 
+/* ---- element operations fused into the transforms' passes ----------------
+ * The per-element steps around a transform (the coset factors g^i, 1/n,
+ * the quotient's s^i/n, a·b and (C − D)/2) are not passes of their own:
+ * each is applied to an element as a tile pass loads it, between the two
+ * stage sequences of a tile, or as the pass stores it (and the coset
+ * forward factor as the bit-reversal pass moves the element), so the
+ * element makes no extra round trip through global memory. i is the
+ * element's global index in the array as it is at that moment (for the
+ * bit-reversal pass, before the swap). Field products are exact, so the
+ * result does not depend on where an operation is fused. */
+enum {
+    CZ_FUSE_NONE = 0,
+    CZ_FUSE_SCALE,      /* v *= s · f(i)  (f from lo/hi; lo NULL: v *= s) */
+    CZ_FUSE_SCALE_REV,  /* v *= s · f(bitrev(i)): coefficients a DIF inverse left bit-reversed */
+    CZ_FUSE_MUL,        /* v *= y[i]: the quotient's products on the coset */
+    CZ_FUSE_COMBINE_REV /* v = (y[i] − v · f(bitrev(i))) · s: the quotient's last step */
+};
+
+typedef struct {
+    int op;
+    const cz_fr *lo, *hi; /* two-level power tables, f(k) = hi[k >> 16] · lo[k & 0xffff] */
+    const cz_fr *y;       /* MUL, COMBINE_REV: the other array, same indices */
+    cz_fr s;
+} cz_ntt_fuse;
+
+CZ_HD void cz_d_fuse_apply(cz_fr *v, const cz_ntt_fuse *op, unsigned log_n, uint64_t i)
+{
+    cz_fr f, t;
+    uint64_t k;
+    switch (op->op) {
+    case CZ_FUSE_SCALE:
+        if (op->lo) {
+            cz_d_fr_mul(&f, &op->hi[i >> CZ_DEV_TAB_BITS], &op->lo[i & (CZ_DEV_TAB_LO - 1)]);
+            cz_d_fr_mul(&f, &f, &op->s);
+        } else {
+            f = op->s;
+        }
+        cz_d_fr_mul(v, v, &f);
+        break;
+    case CZ_FUSE_SCALE_REV:
+        k = cz_d_bitrev(i, log_n);
+        cz_d_fr_mul(&f, &op->hi[k >> CZ_DEV_TAB_BITS], &op->lo[k & (CZ_DEV_TAB_LO - 1)]);
+        cz_d_fr_mul(&f, &f, &op->s);
+        cz_d_fr_mul(v, v, &f);
+        break;
+    case CZ_FUSE_MUL:
+        cz_d_fr_mul(v, v, &op->y[i]);
+        break;
+    case CZ_FUSE_COMBINE_REV:
+        /* v = the unscaled inverse transform n·s^k·D_k, y = n·C_k, f = s^-k
+         * and s = 1/(2n): H_k = (C_k − D_k)/2 */
+        k = cz_d_bitrev(i, log_n);
+        cz_d_fr_mul(&f, &op->hi[k >> CZ_DEV_TAB_BITS], &op->lo[k & (CZ_DEV_TAB_LO - 1)]);
+        cz_d_fr_mul(&t, v, &f);
+        cz_d_fr_sub(&t, &op->y[i], &t);
+        cz_d_fr_mul(v, &t, &op->s);
+        break;
+    default:
+        break;
+    }
+}
+
+/* thread i < n: the bit-reversal pass with op applied to each element
+ * (with its index before the move) */
+CZ_HD void cz_d_ntt_bitrev_op(cz_fr *x, unsigned log_n, uint64_t i, const cz_ntt_fuse *op)
+{
+    uint64_t j = cz_d_bitrev(i, log_n);
+    if (i > j) return;
+    cz_fr u = x[i];
+    cz_d_fuse_apply(&u, op, log_n, i);
+    if (i == j) {
+        x[i] = u;
+        return;
+    }
+    cz_fr v = x[j];
+    cz_d_fuse_apply(&v, op, log_n, j);
+    x[i] = v;
+    x[j] = u;
+}
+
 /* ---- NTT tiles (the driver's transform) ----------------------------------
  * One launch per stage group of cz_d_ntt_plan (dev_launch.h): block b owns
  * a tile of 2^(k+r) elements, loads it into shared memory, runs the k
@@ -103,11 +184,26 @@ CZ_HD uint64_t cz_d_ntt_tile_index(const cz_ntt_group *g, uint64_t b, uint64_t e
 /* blocks of a group's launch: n / 2^(k+r) */
 CZ_HD uint64_t cz_d_ntt_tiles(const cz_ntt_group *g, unsigned log_n) { return (uint64_t)1 << (log_n - g->k - g->r); }
 
-/* phase 1, thread t of block b: sh[e] = x[index(e)] */
-CZ_HD void cz_d_ntt_tile_load(cz_fr *sh, const cz_fr *x, const cz_ntt_group *g, uint64_t b, unsigned t)
+/* phase 1, thread t of block b: sh[e] = op(x[index(e)]) */
+CZ_HD void cz_d_ntt_tile_load(cz_fr *sh, const cz_fr *x, const cz_ntt_group *g, unsigned log_n, uint64_t b,
+                              unsigned t, const cz_ntt_fuse *op)
 {
     uint64_t size = (uint64_t)1 << (g->k + g->r);
-    for (uint64_t e = t; e < size; e += CZ_NTT_TILE_THREADS) sh[e] = x[cz_d_ntt_tile_index(g, b, e)];
+    for (uint64_t e = t; e < size; e += CZ_NTT_TILE_THREADS) {
+        uint64_t i = cz_d_ntt_tile_index(g, b, e);
+        sh[e] = x[i];
+        cz_d_fuse_apply(&sh[e], op, log_n, i);
+    }
+}
+
+/* between the stage sequences of a fused tile pass, thread t of block b:
+ * sh[e] = op(sh[e]) with e's global index */
+CZ_HD void cz_d_ntt_tile_apply(cz_fr *sh, const cz_ntt_group *g, unsigned log_n, uint64_t b, unsigned t,
+                               const cz_ntt_fuse *op)
+{
+    uint64_t size = (uint64_t)1 << (g->k + g->r);
+    for (uint64_t e = t; e < size; e += CZ_NTT_TILE_THREADS)
+        cz_d_fuse_apply(&sh[e], op, log_n, cz_d_ntt_tile_index(g, b, e));
 }
 
 /* phase 2, stage s0 + j (j < k), thread t of block b */
@@ -167,11 +263,173 @@ CZ_HD void cz_d_ntt_tile_stage_dif(cz_fr *sh, const cz_fr *tw, const cz_ntt_grou
     }
 }
 
-/* phase 3, thread t of block b: x[index(e)] = sh[e] */
-CZ_HD void cz_d_ntt_tile_store(cz_fr *x, const cz_fr *sh, const cz_ntt_group *g, uint64_t b, unsigned t)
+/* phase 3, thread t of block b: x[index(e)] = op(sh[e]) */
+CZ_HD void cz_d_ntt_tile_store(cz_fr *x, const cz_fr *sh, const cz_ntt_group *g, unsigned log_n, uint64_t b,
+                               unsigned t, const cz_ntt_fuse *op)
 {
     uint64_t size = (uint64_t)1 << (g->k + g->r);
-    for (uint64_t e = t; e < size; e += CZ_NTT_TILE_THREADS) x[cz_d_ntt_tile_index(g, b, e)] = sh[e];
+    for (uint64_t e = t; e < size; e += CZ_NTT_TILE_THREADS) {
+        uint64_t i = cz_d_ntt_tile_index(g, b, e);
+        cz_fr v = sh[e];
+        cz_d_fuse_apply(&v, op, log_n, i);
+        x[i] = v;
+    }
+}
+
+/* ---- transform programs -------------------------------------------------
+ * A transform, and the quotient, is a short list of launches (steps),
+ * built by the functions below for the driver (kernels.cu launches each
+ * step) and for the host replay (tests/cuda/test_cuda_algo.c runs the
+ * same list), so the two cannot drift apart. A tile step is one stage
+ * group's pass (k_ntt_tile): load with `pre`, the stage sequence seq[0],
+ * `mid`, the sequence seq[1], store with `post`; each phase ends at a
+ * barrier. A bit-reversal step permutes x, applying `pre` to each element
+ * as it moves. An element step applies `pre` to every element (only for
+ * a transform that has no tile pass to carry it: n = 1).
+ *
+ * Passes over global memory of the 6-transform quotient with G stage
+ * groups (G = 3 at 2^27): the coset scaling of a and b rides on the one
+ * launch that ends the DIF inverse and starts the DIT forward transform
+ * (both are group 0 with the same tiles), a·b on the load of a's last
+ * inverse, the combination (C − D)/2 on its store: 6G − 1 launches (17 at
+ * 2^27) where separate element passes took 6G + 5 (23). */
+enum { CZ_SEQ_NONE = 0, CZ_SEQ_DIT = 1, CZ_SEQ_DIF = 2, CZ_SEQ_INV = 4 };
+enum { CZ_STEP_TILE = 0, CZ_STEP_BITREV, CZ_STEP_ELEMENT };
+/* transform orders (cz_d_ntt_program): DIT after a bit-reversal pass,
+ * natural order in and out; DIT from input already bit-reversed (no
+ * pass); DIF, natural in, bit-reversed out (no pass) */
+enum { CZ_NTT_NAT = 0, CZ_NTT_REV_IN, CZ_NTT_DIF };
+
+typedef struct {
+    cz_fr *x;
+    int kind;           /* CZ_STEP_* */
+    cz_ntt_group g;     /* tile step: its stage group */
+    unsigned seq[2];    /* tile step: CZ_SEQ_NONE or CZ_SEQ_DIT / CZ_SEQ_DIF, | CZ_SEQ_INV for w^-1 */
+    cz_ntt_fuse pre, mid, post;
+} cz_ntt_step;
+
+/* the most steps one cz_d_ntt_program or cz_d_quotient_program call appends */
+#define CZ_NTT_STEPS_MAX (2 * CZ_NTT_GROUPS_MAX + 2)
+
+/* whether a tile step carries element operations (k_ntt_tile<true>; the
+ * others run the variant without them) */
+static inline bool cz_d_ntt_step_fused(const cz_ntt_step *p)
+{
+    return p->pre.op != CZ_FUSE_NONE || p->mid.op != CZ_FUSE_NONE || p->post.op != CZ_FUSE_NONE;
+}
+
+/* stage q (0 <= q < k) of the tile sequence seq */
+CZ_HD void cz_d_ntt_tile_seq_stage(cz_fr *sh, const cz_fr *tw, const cz_ntt_group *g, unsigned log_n, uint64_t b,
+                                   unsigned q, unsigned t, unsigned seq)
+{
+    bool inv = (seq & CZ_SEQ_INV) != 0;
+    if (seq & CZ_SEQ_DIF) cz_d_ntt_tile_stage_dif(sh, tw, g, log_n, b, g->k - 1 - q, t, inv);
+    else cz_d_ntt_tile_stage(sh, tw, g, log_n, b, q, t, inv);
+}
+
+static inline cz_ntt_step *cz_d_ntt_step_new(cz_ntt_step *st, unsigned *ns, cz_fr *x, int kind)
+{
+    cz_ntt_step *p = &st[(*ns)++];
+    memset(p, 0, sizeof *p);
+    p->x = x;
+    p->kind = kind;
+    return p;
+}
+
+static inline cz_ntt_step *cz_d_ntt_step_tile(cz_ntt_step *st, unsigned *ns, cz_fr *x, const cz_ntt_group *g,
+                                              unsigned seq0, unsigned seq1)
+{
+    cz_ntt_step *p = cz_d_ntt_step_new(st, ns, x, CZ_STEP_TILE);
+    p->g = *g;
+    p->seq[0] = seq0;
+    p->seq[1] = seq1;
+    return p;
+}
+
+/* Appends to st[*ns ...] the launches of one radix-2 transform of x
+ * (without the 1/n) in the given order, w^-1 if inverse, with pre (may be
+ * NULL) fused into the first launch and post (may be NULL) into the
+ * last. */
+static inline void cz_d_ntt_program(cz_ntt_step *st, unsigned *ns, cz_fr *x, const cz_ntt_plan *pl, int order,
+                                    bool inverse, const cz_ntt_fuse *pre, const cz_ntt_fuse *post)
+{
+    unsigned seq = (order == CZ_NTT_DIF ? CZ_SEQ_DIF : CZ_SEQ_DIT) | (inverse ? CZ_SEQ_INV : 0);
+    if (order == CZ_NTT_NAT) {
+        cz_ntt_step *p = cz_d_ntt_step_new(st, ns, x, CZ_STEP_BITREV);
+        if (pre) p->pre = *pre;
+        pre = NULL;
+    } else if (pl->ngroups == 0 && pre) {
+        cz_d_ntt_step_new(st, ns, x, CZ_STEP_ELEMENT)->pre = *pre;
+        pre = NULL;
+    }
+    for (unsigned q = 0; q < pl->ngroups; q++) {
+        const cz_ntt_group *g = &pl->g[order == CZ_NTT_DIF ? pl->ngroups - 1 - q : q];
+        cz_ntt_step *p = cz_d_ntt_step_tile(st, ns, x, g, seq, CZ_SEQ_NONE);
+        if (q == 0 && pre) p->pre = *pre;
+    }
+    if (post) {
+        if (pl->ngroups == 0) cz_d_ntt_step_new(st, ns, x, CZ_STEP_ELEMENT)->pre = *post;
+        else st[*ns - 1].post = *post;
+    }
+}
+
+/* The four transforms of cuzk/ntt.h (czc_ntt): kind 0 forward, 1 inverse,
+ * 2 coset forward, 3 coset inverse (the values of CZC_NTT_*), natural
+ * order in and out: the coset factor g^i rides on the bit-reversal pass,
+ * 1/n (and g^-i) on the last tile pass's store. */
+enum { CZ_D_NTT_FWD = 0, CZ_D_NTT_INV, CZ_D_NTT_COSET_FWD, CZ_D_NTT_COSET_INV };
+typedef struct {
+    const cz_fr *g_lo, *g_hi, *gi_lo, *gi_hi; /* powers of g = 7 and of g^-1 */
+    cz_fr n_inv;
+} cz_d_coset_tabs;
+
+static inline void cz_d_ntt_kind_program(cz_ntt_step *st, unsigned *ns, cz_fr *x, const cz_ntt_plan *pl, int kind,
+                                         const cz_d_coset_tabs *tb)
+{
+    const cz_fr one = CZ_FR_ONE;
+    cz_ntt_fuse cfwd = { CZ_FUSE_SCALE, tb->g_lo, tb->g_hi, NULL, one };
+    cz_ntt_fuse inv = { CZ_FUSE_SCALE, NULL, NULL, NULL, tb->n_inv };
+    cz_ntt_fuse cinv = { CZ_FUSE_SCALE, tb->gi_lo, tb->gi_hi, NULL, tb->n_inv };
+    bool inverse = kind == CZ_D_NTT_INV || kind == CZ_D_NTT_COSET_INV;
+    const cz_ntt_fuse *pre = kind == CZ_D_NTT_COSET_FWD ? &cfwd : NULL;
+    const cz_ntt_fuse *post = kind == CZ_D_NTT_INV ? &inv : kind == CZ_D_NTT_COSET_INV ? &cinv : NULL;
+    cz_d_ntt_program(st, ns, x, pl, CZ_NTT_NAT, inverse, pre, post);
+}
+
+/* The quotient's coset and scale tables (czc_domain's, or the replay's) */
+typedef struct {
+    const cz_fr *s_lo, *s_hi, *si_lo, *si_hi; /* powers of s = w_2n and of s^-1 */
+    cz_fr n_inv, inv_2n;
+} cz_d_quotient_tabs;
+
+/* Appends the launches of part `part` of the quotient (cz_quotient_h) on
+ * a, b, c, run in the order 0, 1, 2, 3:
+ *   0, 1: a resp. b -> coefficients (DIF inverse, bit-reversed), times
+ *         s^bitrev(i)/n, evaluated on the coset (DIT from bit-reversed
+ *         input): natural order again, no permutation pass;
+ *   2:    c -> n·C's coefficients, bit-reversed;
+ *   3:    a·b on the coset, its DIF inverse n·s^k·D_k, then
+ *         H_k = (n·C_k − n·D_k)/(2n) at the same positions, and one
+ *         bit-reversal pass to natural order: a = H's coefficients. */
+static inline void cz_d_quotient_program(cz_ntt_step *st, unsigned *ns, int part, cz_fr *a, cz_fr *b, cz_fr *c,
+                                         const cz_ntt_plan *pl, const cz_d_quotient_tabs *tb)
+{
+    const unsigned G = pl->ngroups;
+    if (part == 0 || part == 1) {
+        cz_fr *x = part == 0 ? a : b;
+        cz_ntt_fuse sc = { CZ_FUSE_SCALE_REV, tb->s_lo, tb->s_hi, NULL, tb->n_inv };
+        for (unsigned q = G; q-- > 1;) cz_d_ntt_step_tile(st, ns, x, &pl->g[q], CZ_SEQ_DIF | CZ_SEQ_INV, CZ_SEQ_NONE);
+        if (G == 0) cz_d_ntt_step_new(st, ns, x, CZ_STEP_ELEMENT)->pre = sc;
+        else cz_d_ntt_step_tile(st, ns, x, &pl->g[0], CZ_SEQ_DIF | CZ_SEQ_INV, CZ_SEQ_DIT)->mid = sc;
+        for (unsigned q = 1; q < G; q++) cz_d_ntt_step_tile(st, ns, x, &pl->g[q], CZ_SEQ_DIT, CZ_SEQ_NONE);
+    } else if (part == 2) {
+        cz_d_ntt_program(st, ns, c, pl, CZ_NTT_DIF, true, NULL, NULL);
+    } else {
+        cz_ntt_fuse mul = { CZ_FUSE_MUL, NULL, NULL, b, tb->n_inv };
+        cz_ntt_fuse comb = { CZ_FUSE_COMBINE_REV, tb->si_lo, tb->si_hi, c, tb->inv_2n };
+        cz_d_ntt_program(st, ns, a, pl, CZ_NTT_DIF, true, &mul, &comb);
+        cz_d_ntt_step_new(st, ns, a, CZ_STEP_BITREV);
+    }
 }
 
 /* thread j <= n/2: tw[j] = w^j from the two-level tables of w's powers */
@@ -196,52 +454,6 @@ CZ_HD void cz_d_pow_tables(cz_fr *lo, uint64_t nlo, cz_fr *hi, uint64_t nhi, con
         hi[k] = h;
         cz_d_fr_mul(&h, &h, &step);
     }
-}
-
-/* thread i < n: x[i] *= s · hi[i >> 16] · lo[i & 0xffff] (lo/hi NULL: x[i] *= s) */
-CZ_HD void cz_d_ntt_scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const cz_fr *s, uint64_t i)
-{
-    cz_fr f;
-    if (lo) {
-        cz_d_fr_mul(&f, &hi[i >> CZ_DEV_TAB_BITS], &lo[i & (CZ_DEV_TAB_LO - 1)]);
-        cz_d_fr_mul(&f, &f, s);
-    } else {
-        f = *s;
-    }
-    cz_d_fr_mul(&x[i], &x[i], &f);
-}
-
-/* thread i < n of a bit-reversed array: x[i] *= s · f(bitrev(i)), f from
- * the two-level tables (the coset scaling of coefficients that a DIF
- * inverse left in bit-reversed order) */
-CZ_HD void cz_d_ntt_scale_rev(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const cz_fr *s, unsigned log_n, uint64_t i)
-{
-    uint64_t k = cz_d_bitrev(i, log_n);
-    cz_fr f;
-    cz_d_fr_mul(&f, &hi[k >> CZ_DEV_TAB_BITS], &lo[k & (CZ_DEV_TAB_LO - 1)]);
-    cz_d_fr_mul(&f, &f, s);
-    cz_d_fr_mul(&x[i], &x[i], &f);
-}
-
-/* thread i < n: a[i] *= b[i] (the quotient's products on the coset) */
-CZ_HD void cz_d_mul_pointwise(cz_fr *a, const cz_fr *b, uint64_t i)
-{
-    cz_d_fr_mul(&a[i], &a[i], &b[i]);
-}
-
-/* thread i < n of two bit-reversed coefficient arrays, the quotient's last
- * step (cz_quotient_h): a[i] = (c[i] − a[i]·f(bitrev(i)))·s, with a = the
- * unscaled inverse transform n·s^k·D_k, f = s^-k from the two-level
- * tables, c = n·C_k and s = 1/(2n): H_k = (C_k − D_k)/2 */
-CZ_HD void cz_d_quotient_combine_rev(cz_fr *a, const cz_fr *c, const cz_fr *lo, const cz_fr *hi, const cz_fr *s,
-                                     unsigned log_n, uint64_t i)
-{
-    uint64_t k = cz_d_bitrev(i, log_n);
-    cz_fr f, t;
-    cz_d_fr_mul(&f, &hi[k >> CZ_DEV_TAB_BITS], &lo[k & (CZ_DEV_TAB_LO - 1)]);
-    cz_d_fr_mul(&t, &a[i], &f);
-    cz_d_fr_sub(&t, &c[i], &t);
-    cz_d_fr_mul(&a[i], &t, s);
 }
 
 /* true when row i is not satisfied (a_i·b_i != c_i) */

@@ -13,10 +13,13 @@
  *     per group, each block working a 2^11-element tile in shared memory
  *     (bit reversal + 3 tile passes at 2^27); twiddles w^0..w^(n/2)
  *     resident per domain size; per-element factors g^±i / n from
- *     two-level tables. The quotient is the 6 transforms of cz_quotient_h
- *     chained on one stream, no host copies; its first four pair a DIF
- *     inverse with a DIT forward and the last two are DIFs, so one
- *     bit-reversal pass (at the end) is all it permutes.
+ *     two-level tables, applied inside the passes (no pass of their own).
+ *     The quotient is the 6 transforms of cz_quotient_h chained on one
+ *     stream, no host copies; its first four pair a DIF inverse with a
+ *     DIT forward (sharing one launch) and the last two are DIFs, so one
+ *     bit-reversal pass (at the end) is all it permutes. The launch lists
+ *     are built by dev_algo.h ("transform programs"), which the host
+ *     replay runs too.
  *   MSM: points are processed in chunks of 2^chunk_log; per chunk a
  *     counting sort by (window, |digit|) (count with atomics, per-window
  *     block scan, scatter with atomic cursors), then each bucket's entries
@@ -41,61 +44,57 @@ static unsigned grid_for(uint64_t n) { return (unsigned)cz_d_grid(n); }
 
 /* ---- kernels ---------------------------------------------------------------- */
 
-__global__ void k_bitrev(cz_fr *x, unsigned log_n, uint64_t n)
+/* the bit-reversal pass, op applied to each element as it moves */
+__global__ void k_bitrev(cz_fr *x, unsigned log_n, uint64_t n, cz_ntt_fuse op)
 {
     uint64_t i = CZC_TID();
-    if (i < n) cz_d_ntt_bitrev(x, log_n, i);
+    if (i < n) cz_d_ntt_bitrev_op(x, log_n, i, &op);
 }
 
-/* one tile per block (CZ_NTT_TILE_THREADS threads, 2^(k+r) · 32 B of
- * dynamic shared memory): the group's stages in shared memory. Bounded
- * to two blocks per SM, i.e. at most 64 registers a thread (65,536 per
- * SM; ptxas: 64, no spills, sm_80 and sm_90) */
+/* an element step (dev_algo.h "transform programs"): x[i] = op(x[i]) */
+__global__ void k_ntt_elem(cz_fr *x, unsigned log_n, uint64_t n, cz_ntt_fuse op)
+{
+    uint64_t i = CZC_TID();
+    if (i < n) cz_d_fuse_apply(&x[i], &op, log_n, i);
+}
+
+/* a tile step, one tile per block (CZ_NTT_TILE_THREADS threads, 2^(k+r)
+ * · 32 B of dynamic shared memory): load with st.pre, st.seq[0], st.mid,
+ * st.seq[1], store with st.post, a barrier after each phase. Bounded to
+ * two blocks per SM, i.e. at most 64 registers a thread (65,536 per SM).
+ * FUSED = false for the steps without element operations (13 of the
+ * quotient's 17 at 2^27): ptxas gives that variant 64 registers and no
+ * spills, the fused one 64 registers and 4 (sm_90) or 8 (sm_80) bytes of
+ * spill. */
+template <bool FUSED>
 __global__ void __launch_bounds__(CZ_NTT_TILE_THREADS, 2)
-    k_ntt_tile(cz_fr *x, const cz_fr *tw, unsigned log_n, cz_ntt_group g, bool inverse, bool dif)
+    k_ntt_tile(const cz_fr *tw, unsigned log_n, cz_ntt_step st)
 {
     extern __shared__ cz_fr sh[];
+    const cz_ntt_fuse none = { CZ_FUSE_NONE };
     unsigned t = threadIdx.x;
     uint64_t b = blockIdx.x;
-    cz_d_ntt_tile_load(sh, x, &g, b, t);
+    cz_d_ntt_tile_load(sh, st.x, &st.g, log_n, b, t, FUSED ? &st.pre : &none);
     __syncthreads();
-    for (unsigned q = 0; q < g.k; q++) {
-        if (dif) cz_d_ntt_tile_stage_dif(sh, tw, &g, log_n, b, g.k - 1 - q, t, inverse);
-        else cz_d_ntt_tile_stage(sh, tw, &g, log_n, b, q, t, inverse);
+    for (unsigned q = 0; q < st.g.k; q++) {
+        cz_d_ntt_tile_seq_stage(sh, tw, &st.g, log_n, b, q, t, st.seq[0]);
         __syncthreads();
     }
-    cz_d_ntt_tile_store(x, sh, &g, b, t);
+    if (FUSED && st.mid.op != CZ_FUSE_NONE) {
+        cz_d_ntt_tile_apply(sh, &st.g, log_n, b, t, &st.mid);
+        __syncthreads();
+    }
+    for (unsigned q = 0; st.seq[1] != CZ_SEQ_NONE && q < st.g.k; q++) {
+        cz_d_ntt_tile_seq_stage(sh, tw, &st.g, log_n, b, q, t, st.seq[1]);
+        __syncthreads();
+    }
+    cz_d_ntt_tile_store(st.x, sh, &st.g, log_n, b, t, FUSED ? &st.post : &none);
 }
 
 __global__ void k_twiddle(cz_fr *tw, const cz_fr *lo, const cz_fr *hi, uint64_t count)
 {
     uint64_t j = CZC_TID();
     if (j < count) cz_d_ntt_twiddle(tw, lo, hi, j);
-}
-
-__global__ void k_scale_rev(cz_fr *x, const cz_fr *lo, const cz_fr *hi, cz_fr s, unsigned log_n, uint64_t n)
-{
-    uint64_t i = CZC_TID();
-    if (i < n) cz_d_ntt_scale_rev(x, lo, hi, &s, log_n, i);
-}
-
-__global__ void k_scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, cz_fr s, uint64_t n)
-{
-    uint64_t i = CZC_TID();
-    if (i < n) cz_d_ntt_scale(x, lo, hi, &s, i);
-}
-
-__global__ void k_mul_pointwise(cz_fr *a, const cz_fr *b, uint64_t n)
-{
-    uint64_t i = CZC_TID();
-    if (i < n) cz_d_mul_pointwise(a, b, i);
-}
-
-__global__ void k_quotient_combine_rev(cz_fr *a, const cz_fr *c, const cz_fr *lo, const cz_fr *hi, cz_fr s,
-                                       unsigned log_n, uint64_t n)
-{
-    uint64_t i = CZC_TID();
-    if (i < n) cz_d_quotient_combine_rev(a, c, lo, hi, &s, log_n, i);
 }
 
 __global__ void k_check_rows(const cz_fr *a, const cz_fr *b, const cz_fr *c, uint64_t n, unsigned long long *bad)
@@ -363,66 +362,48 @@ out:
     return st;
 }
 
-/* The radix-2 transform without the 1/n (inverse: w^-1), one launch per
- * stage group (dev_launch.h): NTT_NAT DIT after a bit-reversal pass,
- * natural order in and out; NTT_REV_IN DIT on input already in
- * bit-reversed order (no pass); NTT_DIF decimation in frequency, natural
- * in, bit-reversed out (no pass). The quotient pairs the last two so its
- * first six transforms need no permutation pass. */
-enum { NTT_NAT, NTT_REV_IN, NTT_DIF };
-
-static cz_status transform_mode(cz_fr *x, const czc_domain *d, bool inverse, int mode, cudaStream_t s,
-                                cz_errbuf *err)
+/* Launches the steps of a transform program (dev_algo.h) on s. */
+static cz_status run_steps(const cz_ntt_step *steps, unsigned ns, const czc_domain *d, cudaStream_t s,
+                           cz_errbuf *err)
 {
     cz_status st = CZ_OK;
     uint64_t n = (uint64_t)1 << d->log_n;
-    cz_ntt_plan pl;
-    cz_d_ntt_plan(&pl, d->log_n, CZ_NTT_TILE_LOG);
-    /* tiles above 48 KiB need the kernel's dynamic shared memory limit raised */
-    CZC_TRY(cudaFuncSetAttribute(k_ntt_tile, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)(((size_t)1 << CZ_NTT_TILE_LOG) * sizeof(cz_fr))));
-    if (mode == NTT_NAT) {
-        k_bitrev<<<grid_for(n), CZC_BLOCK, 0, s>>>(x, d->log_n, n);
-        LAUNCH_CHECK();
-    }
-    for (unsigned q = 0; q < pl.ngroups; q++) {
-        bool dif = mode == NTT_DIF;
-        const cz_ntt_group *g = &pl.g[dif ? pl.ngroups - 1 - q : q];
-        size_t shmem = ((size_t)1 << (g->k + g->r)) * sizeof(cz_fr);
-        k_ntt_tile<<<(unsigned)cz_d_ntt_tiles(g, d->log_n), CZ_NTT_TILE_THREADS, shmem, s>>>(x, d->tw, d->log_n, *g,
-                                                                                              inverse, dif);
+    /* tiles above 48 KiB need the kernels' dynamic shared memory limit raised */
+    const int shmax = (int)(((size_t)1 << CZ_NTT_TILE_LOG) * sizeof(cz_fr));
+    CZC_TRY(cudaFuncSetAttribute(k_ntt_tile<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, shmax));
+    CZC_TRY(cudaFuncSetAttribute(k_ntt_tile<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, shmax));
+    for (unsigned i = 0; i < ns; i++) {
+        const cz_ntt_step *p = &steps[i];
+        if (p->kind == CZ_STEP_BITREV) {
+            k_bitrev<<<grid_for(n), CZC_BLOCK, 0, s>>>(p->x, d->log_n, n, p->pre);
+        } else if (p->kind == CZ_STEP_ELEMENT) {
+            k_ntt_elem<<<grid_for(n), CZC_BLOCK, 0, s>>>(p->x, d->log_n, n, p->pre);
+        } else {
+            size_t shmem = ((size_t)1 << (p->g.k + p->g.r)) * sizeof(cz_fr);
+            unsigned blocks = (unsigned)cz_d_ntt_tiles(&p->g, d->log_n);
+            if (cz_d_ntt_step_fused(p)) k_ntt_tile<true><<<blocks, CZ_NTT_TILE_THREADS, shmem, s>>>(d->tw, d->log_n, *p);
+            else k_ntt_tile<false><<<blocks, CZ_NTT_TILE_THREADS, shmem, s>>>(d->tw, d->log_n, *p);
+        }
         LAUNCH_CHECK();
     }
 out:
     return st;
 }
 
-static cz_status transform(cz_fr *x, const czc_domain *d, bool inverse, cudaStream_t s, cz_errbuf *err)
-{
-    return transform_mode(x, d, inverse, NTT_NAT, s, err);
-}
-
-static cz_status scale(cz_fr *x, const cz_fr *lo, const cz_fr *hi, const cz_fr *f, uint64_t n, cudaStream_t s,
-                       cz_errbuf *err)
-{
-    cz_status st = CZ_OK;
-    k_scale<<<grid_for(n), CZC_BLOCK, 0, s>>>(x, lo, hi, *f, n);
-    LAUNCH_CHECK();
-out:
-    return st;
-}
+static_assert((int)CZC_NTT_FWD == (int)CZ_D_NTT_FWD && (int)CZC_NTT_INV == (int)CZ_D_NTT_INV &&
+                  (int)CZC_NTT_COSET_FWD == (int)CZ_D_NTT_COSET_FWD &&
+                  (int)CZC_NTT_COSET_INV == (int)CZ_D_NTT_COSET_INV,
+              "czc_ntt's kinds are dev_algo.h's");
 
 cz_status czc_ntt(cz_fr *x, const czc_domain *d, int kind, cudaStream_t s, cz_errbuf *err)
 {
-    cz_status st;
-    uint64_t n = (uint64_t)1 << d->log_n;
-    cz_fr one = CZ_FR_ONE;
-    if (kind == CZC_NTT_COSET_FWD && (st = scale(x, d->g_lo, d->g_hi, &one, n, s, err)) != CZ_OK) return st;
-    bool inv = kind == CZC_NTT_INV || kind == CZC_NTT_COSET_INV;
-    if ((st = transform(x, d, inv, s, err)) != CZ_OK) return st;
-    if (kind == CZC_NTT_INV) return scale(x, NULL, NULL, &d->n_inv, n, s, err);
-    if (kind == CZC_NTT_COSET_INV) return scale(x, d->gi_lo, d->gi_hi, &d->n_inv, n, s, err);
-    return CZ_OK;
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, CZ_NTT_TILE_LOG);
+    cz_d_coset_tabs tb = { d->g_lo, d->g_hi, d->gi_lo, d->gi_hi, d->n_inv };
+    cz_ntt_step st[CZ_NTT_STEPS_MAX];
+    unsigned ns = 0;
+    cz_d_ntt_kind_program(st, &ns, x, &pl, kind, &tb);
+    return run_steps(st, ns, d, s, err);
 }
 
 cz_status czc_check_rows(const cz_fr *a, const cz_fr *b, const cz_fr *c, uint64_t n, uint64_t *d_bad,
@@ -438,32 +419,19 @@ out:
 
 cz_status czc_quotient(cz_fr *a, cz_fr *b, cz_fr *c, const czc_domain *d, cudaStream_t s, cz_errbuf *err)
 {
-    cz_status st = CZ_OK;
-    uint64_t n = (uint64_t)1 << d->log_n;
-    cz_fr *v[2] = { a, b };
-    /* the six transforms of cz_quotient_h (coset s<w>, s = w_2n) */
-    for (int k = 0; k < 2; k++) {
-        /* coefficients (DIF iNTT: left in bit-reversed order), times
-         * s^i / n at position bitrev(i), evaluated on the coset (DIT NTT
-         * from bit-reversed input): no permutation pass */
-        if ((st = transform_mode(v[k], d, true, NTT_DIF, s, err)) != CZ_OK) return st;
-        k_scale_rev<<<grid_for(n), CZC_BLOCK, 0, s>>>(v[k], d->s_lo, d->s_hi, d->n_inv, d->log_n, n);
-        LAUNCH_CHECK();
-        if ((st = transform_mode(v[k], d, false, NTT_REV_IN, s, err)) != CZ_OK) return st;
+    /* the six transforms of cz_quotient_h (coset s<w>, s = w_2n), their
+     * element operations fused into the tile passes (dev_algo.h) */
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, CZ_NTT_TILE_LOG);
+    cz_d_quotient_tabs tb = { d->s_lo, d->s_hi, d->si_lo, d->si_hi, d->n_inv, d->inv_2n };
+    for (int part = 0; part < 4; part++) {
+        cz_ntt_step st[CZ_NTT_STEPS_MAX];
+        unsigned ns = 0;
+        cz_d_quotient_program(st, &ns, part, a, b, c, &pl, &tb);
+        cz_status r = run_steps(st, ns, d, s, err);
+        if (r != CZ_OK) return r;
     }
-    /* n·C's coefficients, bit-reversed */
-    if ((st = transform_mode(c, d, true, NTT_DIF, s, err)) != CZ_OK) return st;
-    k_mul_pointwise<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, b, n);
-    LAUNCH_CHECK();
-    /* n·s^i·D_i, bit-reversed; H_i = (n·C_i − n·D_i)/(2n) at the same
-     * positions, then one permutation pass to natural order */
-    if ((st = transform_mode(a, d, true, NTT_DIF, s, err)) != CZ_OK) return st;
-    k_quotient_combine_rev<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, c, d->si_lo, d->si_hi, d->inv_2n, d->log_n, n);
-    LAUNCH_CHECK();
-    k_bitrev<<<grid_for(n), CZC_BLOCK, 0, s>>>(a, d->log_n, n);
-    LAUNCH_CHECK();
-out:
-    return st;
+    return CZ_OK;
 }
 
 cz_status czc_scalars_from_mont(cz_scalar *out, const cz_fr *in, uint64_t n, cudaStream_t s, cz_errbuf *err)

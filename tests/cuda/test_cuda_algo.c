@@ -57,7 +57,7 @@ static int setup(void **state)
 typedef struct {
     unsigned log_n;
     cz_fr *tw, *g_lo, *g_hi, *gi_lo, *gi_hi, *s_lo, *s_hi, *si_lo, *si_hi;
-    cz_fr n_inv, inv_2n, one;
+    cz_fr n_inv, inv_2n;
 } emu_domain;
 
 static void emu_domain_build(emu_domain *d, unsigned log_n)
@@ -66,7 +66,6 @@ static void emu_domain_build(emu_domain *d, unsigned log_n)
     uint64_t nhi_tw = (ntw >> CZ_DEV_TAB_BITS) + 1, nhi = (n >> CZ_DEV_TAB_BITS) + 1;
     d->log_n = log_n;
     cz_fr w, g, gi, sr, sri, one = CZ_FR_ONE;
-    d->one = one;
     cz_fr_root_of_unity(&w, log_n);
     cz_fr_root_of_unity(&sr, log_n + 1);
     cz_fr_inv(&sri, &sr);
@@ -106,60 +105,74 @@ static void emu_domain_free(emu_domain *d)
     free(d->si_hi);
 }
 
-/* transform_mode() of kernels.cu with tiles of 2^tile_log: NAT = k_bitrev
- * then the groups in order (DIT); REV_IN = the groups without the pass
- * (DIT from bit-reversed input); DIF = the groups last to first, each
- * tile's stages from the top (natural in, bit-reversed out). Each
- * k_ntt_tile launch is replayed block by block and, inside a block, phase
- * by phase (load; each stage; store) as __syncthreads separates them. The
- * shared tile is poisoned before each block so that a phase reading an
- * element no earlier phase of the block wrote shows. */
-enum { MODE_NAT, MODE_REV_IN, MODE_DIF };
-
-static void emu_transform_mode(const emu_domain *d, cz_fr *x, bool inverse, int mode, unsigned tile_log)
+/* Runs a transform program (dev_algo.h, the driver's launch list) as
+ * kernels.cu launches it: each bit-reversal or element step thread by
+ * thread; each tile step block by block and, inside a block, phase by
+ * phase (load; each stage of seq[0]; mid; each stage of seq[1]; store) as
+ * __syncthreads separates them. The shared tile is poisoned before each
+ * block so that a phase reading an element no earlier phase of the block
+ * wrote shows. */
+static void emu_run(const emu_domain *d, const cz_ntt_step *st, unsigned ns, unsigned tile_log)
 {
     uint64_t n = (uint64_t)1 << d->log_n;
-    if (mode == MODE_NAT)
-        for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(x, d->log_n, i);
-    cz_ntt_plan pl;
-    cz_d_ntt_plan(&pl, d->log_n, tile_log);
     cz_fr *sh = malloc(((size_t)1 << tile_log) * sizeof *sh);
     assert_non_null(sh);
-    for (unsigned q = 0; q < pl.ngroups; q++) {
-        bool dif = mode == MODE_DIF;
-        const cz_ntt_group *g = &pl.g[dif ? pl.ngroups - 1 - q : q];
+    for (unsigned s = 0; s < ns; s++) {
+        const cz_ntt_step *p = &st[s];
+        if (p->kind == CZ_STEP_BITREV) {
+            for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev_op(p->x, d->log_n, i, &p->pre);
+            continue;
+        }
+        if (p->kind == CZ_STEP_ELEMENT) {
+            for (uint64_t i = 0; i < n; i++) cz_d_fuse_apply(&p->x[i], &p->pre, d->log_n, i);
+            continue;
+        }
+        const cz_ntt_group *g = &p->g;
+        assert_true(g->k + g->r <= tile_log && p->seq[0] != CZ_SEQ_NONE);
+        /* k_ntt_tile<false> (a step the driver finds unfused) applies no operation */
+        const cz_ntt_fuse none = { CZ_FUSE_NONE, NULL, NULL, NULL, { { 0 } } };
+        bool fused = cz_d_ntt_step_fused(p);
+        const cz_ntt_fuse *pre = fused ? &p->pre : &none, *mid = fused ? &p->mid : &none;
+        const cz_ntt_fuse *post = fused ? &p->post : &none;
         for (uint64_t b = 0; b < cz_d_ntt_tiles(g, d->log_n); b++) {
             memset(sh, 0xa5, ((size_t)1 << tile_log) * sizeof *sh);
-            for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_load(sh, x, g, b, t);
-            for (unsigned j = 0; j < g->k; j++)
-                for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) {
-                    if (dif) cz_d_ntt_tile_stage_dif(sh, d->tw, g, d->log_n, b, g->k - 1 - j, t, inverse);
-                    else cz_d_ntt_tile_stage(sh, d->tw, g, d->log_n, b, j, t, inverse);
-                }
-            for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_store(x, sh, g, b, t);
+            for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_load(sh, p->x, g, d->log_n, b, t, pre);
+            for (unsigned h = 0; h < 2; h++) {
+                if (h == 1 && mid->op != CZ_FUSE_NONE)
+                    for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_apply(sh, g, d->log_n, b, t, mid);
+                for (unsigned q = 0; p->seq[h] != CZ_SEQ_NONE && q < g->k; q++)
+                    for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++)
+                        cz_d_ntt_tile_seq_stage(sh, d->tw, g, d->log_n, b, q, t, p->seq[h]);
+            }
+            for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_store(p->x, sh, g, d->log_n, b, t, post);
         }
     }
     free(sh);
 }
 
-static void emu_transform_tiles(const emu_domain *d, cz_fr *x, bool inverse, unsigned tile_log)
+/* one transform of x in the given order (CZ_NTT_NAT / REV_IN / DIF), without the 1/n, tiles of 2^tile_log */
+static void emu_transform_mode(const emu_domain *d, cz_fr *x, bool inverse, int order, unsigned tile_log)
 {
-    emu_transform_mode(d, x, inverse, MODE_NAT, tile_log);
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, tile_log);
+    cz_ntt_step st[CZ_NTT_STEPS_MAX];
+    unsigned ns = 0;
+    cz_d_ntt_program(st, &ns, x, &pl, order, inverse, NULL, NULL);
+    emu_run(d, st, ns, tile_log);
 }
 
-enum { FWD, INV, CFWD, CINV };
+enum { FWD = CZ_D_NTT_FWD, INV = CZ_D_NTT_INV, CFWD = CZ_D_NTT_COSET_FWD, CINV = CZ_D_NTT_COSET_INV };
 
-/* czc_ntt of the given kind with tiles of 2^tile_log */
+/* czc_ntt of the given kind with tiles of 2^tile_log: the same program */
 static void emu_ntt_tiles(const emu_domain *d, cz_fr *x, int kind, unsigned tile_log)
 {
-    uint64_t n = (uint64_t)1 << d->log_n;
-    if (kind == CFWD)
-        for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(x, d->g_lo, d->g_hi, &d->one, i);
-    emu_transform_tiles(d, x, kind == INV || kind == CINV, tile_log);
-    if (kind == INV)
-        for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(x, NULL, NULL, &d->n_inv, i);
-    if (kind == CINV)
-        for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale(x, d->gi_lo, d->gi_hi, &d->n_inv, i);
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, tile_log);
+    cz_d_coset_tabs tb = { d->g_lo, d->g_hi, d->gi_lo, d->gi_hi, d->n_inv };
+    cz_ntt_step st[CZ_NTT_STEPS_MAX];
+    unsigned ns = 0;
+    cz_d_ntt_kind_program(st, &ns, x, &pl, kind, &tb);
+    emu_run(d, st, ns, tile_log);
 }
 
 /* the replayed transforms of kinds kind_lo..kind_hi at 2^log_n with tiles
@@ -238,7 +251,7 @@ static void test_ntt_tiles(void **state)
 {
     (void)state;
     for (unsigned tile = 2; tile <= 6; tile++)
-        for (unsigned log_n = 1; log_n <= NTT_MAX_LOG; log_n += (tile == 2 ? 1 : 3)) check_ntt(log_n, tile, FWD, INV);
+        for (unsigned log_n = 0; log_n <= NTT_MAX_LOG; log_n += (tile == 2 ? 1 : 3)) check_ntt(log_n, tile, FWD, CINV);
 #ifndef CUZK_SANITIZED
     check_ntt(14, CZ_NTT_TILE_LOG, CFWD, CFWD);
 #endif
@@ -262,14 +275,14 @@ static void test_ntt_dif(void **state)
                 for (uint64_t i = 0; i < n; i++) cz_rng_fr(&x[i]);
                 memcpy(y, x, n * sizeof *x);
                 memcpy(z, x, n * sizeof *x);
-                emu_transform_mode(&d, x, inv, MODE_NAT, tiles[ti]);
-                emu_transform_mode(&d, y, inv, MODE_DIF, tiles[ti]);
+                emu_transform_mode(&d, x, inv, CZ_NTT_NAT, tiles[ti]);
+                emu_transform_mode(&d, y, inv, CZ_NTT_DIF, tiles[ti]);
                 for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(y, log_n, i);
                 if (memcmp(x, y, n * sizeof *x))
                     fail_msg("DIF (tile 2^%u, %s) is not the bit-reversed DIT at 2^%u", tiles[ti],
                              inv ? "inverse" : "forward", log_n);
                 for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(z, log_n, i);
-                emu_transform_mode(&d, z, inv, MODE_REV_IN, tiles[ti]);
+                emu_transform_mode(&d, z, inv, CZ_NTT_REV_IN, tiles[ti]);
                 if (memcmp(x, z, n * sizeof *x))
                     fail_msg("DIT from bit-reversed input (tile 2^%u) differs at 2^%u", tiles[ti], log_n);
             }
@@ -280,54 +293,58 @@ static void test_ntt_dif(void **state)
         }
 }
 
-/* mirrors czc_quotient: a, b -> DIF iNTT (bit-reversed out), ·s^rev(i)/n,
- * DIT NTT from bit-reversed input; c -> DIF iNTT; a·b; DIF iNTT; the
- * combination (c − a·s^-rev(i))/(2n); one bit-reversal pass */
-static void emu_quotient(const emu_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
+/* czc_quotient with tiles of 2^tile_log: the four parts of its program */
+static void emu_quotient(const emu_domain *d, cz_fr *a, cz_fr *b, cz_fr *c, unsigned tile_log)
 {
-    uint64_t n = (uint64_t)1 << d->log_n;
-    cz_fr *v[2] = { a, b };
-    for (int k = 0; k < 2; k++) {
-        emu_transform_mode(d, v[k], true, MODE_DIF, CZ_NTT_TILE_LOG);
-        for (uint64_t i = 0; i < n; i++) cz_d_ntt_scale_rev(v[k], d->s_lo, d->s_hi, &d->n_inv, d->log_n, i);
-        emu_transform_mode(d, v[k], false, MODE_REV_IN, CZ_NTT_TILE_LOG);
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, tile_log);
+    cz_d_quotient_tabs tb = { d->s_lo, d->s_hi, d->si_lo, d->si_hi, d->n_inv, d->inv_2n };
+    for (int part = 0; part < 4; part++) {
+        cz_ntt_step st[CZ_NTT_STEPS_MAX];
+        unsigned ns = 0;
+        cz_d_quotient_program(st, &ns, part, a, b, c, &pl, &tb);
+        assert_true(ns <= CZ_NTT_STEPS_MAX);
+        emu_run(d, st, ns, tile_log);
     }
-    emu_transform_mode(d, c, true, MODE_DIF, CZ_NTT_TILE_LOG);
-    for (uint64_t i = 0; i < n; i++) cz_d_mul_pointwise(a, b, i);
-    emu_transform_mode(d, a, true, MODE_DIF, CZ_NTT_TILE_LOG);
-    for (uint64_t i = 0; i < n; i++) cz_d_quotient_combine_rev(a, c, d->si_lo, d->si_hi, &d->inv_2n, d->log_n, i);
-    for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev(a, d->log_n, i);
 }
 
+/* the quotient against cz_quotient_h with the production tile (one stage
+ * group up to 2^11) and with small tiles, whose many groups put the fused
+ * operations on separate launches: the coset scaling on the launch that
+ * ends one transform and starts the next, a·b on a load, the combination
+ * on a store */
 static void test_quotient(void **state)
 {
     (void)state;
-    for (unsigned log_n = 1; log_n <= NTT_MAX_LOG; log_n += 3) {
-        uint64_t n = (uint64_t)1 << log_n;
-        emu_domain d;
-        emu_domain_build(&d, log_n);
-        cz_ntt_domain *cd;
-        assert_int_equal(cz_ntt_domain_create(&cd, log_n, NULL), CZ_OK);
-        cz_fr *v[6];
-        for (int k = 0; k < 6; k++) v[k] = malloc(n * sizeof(cz_fr));
-        for (uint64_t i = 0; i < n; i++) {
-            cz_rng_fr(&v[0][i]);
-            cz_rng_fr(&v[1][i]);
-            cz_fr_mul(&v[2][i], &v[0][i], &v[1][i]);
+    unsigned tiles[] = { CZ_NTT_TILE_LOG, 2, 3, 5 };
+    for (size_t ti = 0; ti < sizeof tiles / sizeof *tiles; ti++)
+        for (unsigned log_n = 1; log_n <= NTT_MAX_LOG; log_n += (ti == 0 ? 3 : 2)) {
+            uint64_t n = (uint64_t)1 << log_n;
+            emu_domain d;
+            emu_domain_build(&d, log_n);
+            cz_ntt_domain *cd;
+            assert_int_equal(cz_ntt_domain_create(&cd, log_n, NULL), CZ_OK);
+            cz_fr *v[6];
+            for (int k = 0; k < 6; k++) v[k] = malloc(n * sizeof(cz_fr));
+            for (uint64_t i = 0; i < n; i++) {
+                cz_rng_fr(&v[0][i]);
+                cz_rng_fr(&v[1][i]);
+                cz_fr_mul(&v[2][i], &v[0][i], &v[1][i]);
+            }
+            for (uint64_t i = 0; i < n; i++) assert_false(cz_d_row_unsatisfied(v[0], v[1], v[2], i));
+            cz_fr_add(&v[2][n / 2], &v[2][n / 2], &CZ_FR_ONE);
+            assert_true(cz_d_row_unsatisfied(v[0], v[1], v[2], n / 2));
+            cz_fr_sub(&v[2][n / 2], &v[2][n / 2], &CZ_FR_ONE);
+            for (int k = 0; k < 3; k++) memcpy(v[k + 3], v[k], n * sizeof(cz_fr));
+            emu_quotient(&d, v[0], v[1], v[2], tiles[ti]);
+            cz_quotient_h(NULL, cd, v[3], v[4], v[5]);
+            if (memcmp(v[0], v[3], n * sizeof(cz_fr)))
+                fail_msg("quotient (tile 2^%u) differs from cz_quotient_h at 2^%u", tiles[ti], log_n);
+            assert_true(cz_fr_is_zero(&v[0][n - 1]));
+            for (int k = 0; k < 6; k++) free(v[k]);
+            cz_ntt_domain_free(cd);
+            emu_domain_free(&d);
         }
-        for (uint64_t i = 0; i < n; i++) assert_false(cz_d_row_unsatisfied(v[0], v[1], v[2], i));
-        cz_fr_add(&v[2][n / 2], &v[2][n / 2], &CZ_FR_ONE);
-        assert_true(cz_d_row_unsatisfied(v[0], v[1], v[2], n / 2));
-        cz_fr_sub(&v[2][n / 2], &v[2][n / 2], &CZ_FR_ONE);
-        for (int k = 0; k < 3; k++) memcpy(v[k + 3], v[k], n * sizeof(cz_fr));
-        emu_quotient(&d, v[0], v[1], v[2]);
-        cz_quotient_h(NULL, cd, v[3], v[4], v[5]);
-        assert_memory_equal(v[0], v[3], n * sizeof(cz_fr));
-        assert_true(cz_fr_is_zero(&v[0][n - 1]));
-        for (int k = 0; k < 6; k++) free(v[k]);
-        cz_ntt_domain_free(cd);
-        emu_domain_free(&d);
-    }
 }
 
 /* ---- digits --------------------------------------------------------------------- */
