@@ -75,13 +75,106 @@ static void mu_init(void)
     pthread_mutexattr_destroy(&a);
 }
 
+/* ---- happens-before under ThreadSanitizer ----------------------------------------------
+ * Every call takes the double's one lock. To TSan that lock would order
+ * any two calls of two threads, and so every host access around them: a
+ * race in the driver's own code (two threads filling one staging buffer,
+ * say) would go unseen. Under TSan the double's lock and bookkeeping are
+ * therefore "quiet" (their synchronisation and memory accesses ignored)
+ * and the only edges are those the CUDA runtime guarantees:
+ *   a call -> the operation it queues (acquire/release on the operation);
+ *   an operation -> the next one on its stream (on the stream);
+ *   an event's record -> cudaEventSynchronize and cudaStreamWaitEvent's
+ *     operation (on the event);
+ *   a stream's operations -> cudaStreamSynchronize, and every stream's ->
+ *     cudaDeviceSynchronize, cudaFree, cudaFreeHost, cudaStreamDestroy.
+ * The operations themselves (copies, kernels) run with their accesses
+ * checked, so a host write racing with a copy still reading the buffer,
+ * or two host threads using one buffer unordered, is reported. Outside
+ * TSan all of this compiles to nothing. */
+#if defined(__SANITIZE_THREAD__)
+#define CZD_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CZD_TSAN 1
+#endif
+#endif
+
+#ifdef CZD_TSAN
+#include <sanitizer/tsan_interface.h>
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
+void AnnotateIgnoreSyncBegin(const char *file, int line);
+void AnnotateIgnoreSyncEnd(const char *file, int line);
+
+static _Thread_local int quiet_depth;
+
+static void quiet_begin(void)
+{
+    AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+    quiet_depth++;
+}
+
+static void quiet_end(void)
+{
+    quiet_depth--;
+    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+    AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+}
+
+/* leaves every quiet level (an operation's accesses are checked); returns
+ * how many, for loud_end */
+static int loud_begin(void)
+{
+    int q = quiet_depth;
+    while (quiet_depth) quiet_end();
+    return q;
+}
+
+static void loud_end(int q)
+{
+    while (q-- > 0) quiet_begin();
+}
+
+static void hb_release(void *a)
+{
+    int q = loud_begin();
+    __tsan_release(a);
+    loud_end(q);
+}
+
+static void hb_acquire(void *a)
+{
+    int q = loud_begin();
+    __tsan_acquire(a);
+    loud_end(q);
+}
+#else
+static void quiet_begin(void) {}
+static void quiet_end(void) {}
+static int loud_begin(void) { return 0; }
+static void loud_end(int q) { (void)q; }
+static void hb_release(void *a) { (void)a; }
+static void hb_acquire(void *a) { (void)a; }
+#endif
+
 static void lock(void)
 {
+    quiet_begin();
     pthread_once(&mu_once, mu_init);
     pthread_mutex_lock(&mu);
 }
 
-static void unlock(void) { pthread_mutex_unlock(&mu); }
+static void unlock(void)
+{
+    pthread_mutex_unlock(&mu);
+    quiet_end();
+}
 
 /* Every call that can fail starts here (under the lock): counts it and
  * fires an armed fault. */
@@ -119,16 +212,25 @@ static void run_stream(cudaStream_t s, uint64_t upto)
         op *o = s->head;
         s->head = o->next;
         if (!s->head) s->tail = NULL;
-        if (!D.broken) o->run(o->arg); /* after a sticky fault nothing runs */
+        if (!D.broken) { /* after a sticky fault nothing runs */
+            int q = loud_begin();
+            hb_acquire(o); /* after the call that queued it */
+            hb_acquire(s); /* after the stream's earlier operations */
+            o->run(o->arg);
+            hb_release(s);
+            loud_end(q);
+        }
         free(o->arg);
         free(o);
     }
     s->running = false;
 }
 
+/* Runs every stream to its end; the caller is after all of it. */
 static void run_all(void)
 {
     for (cudaStream_t s = D.streams; s; s = s->next) run_stream(s, UINT64_MAX);
+    for (cudaStream_t s = D.streams; s; s = s->next) hb_acquire(s);
 }
 
 /* Queues run(arg) on s (arg: malloc'd, freed after the run); an eager
@@ -147,22 +249,29 @@ static bool enqueue(cudaStream_t s, void (*run)(void *), void *arg)
     if (s->tail) s->tail->next = o;
     else s->head = o;
     s->tail = o;
+    hb_release(o);
     if (!s->lazy) run_stream(s, o->seq);
     return true;
 }
 
-static void run_nothing(void *arg) { (void)arg; }
-
 typedef struct {
     cudaStream_t s;
     uint64_t seq;
+    cudaEvent_t ev;
 } wait_arg;
 
 static void run_wait(void *arg)
 {
     wait_arg *w = arg;
+    quiet_begin();
     run_stream(w->s, w->seq);
+    quiet_end();
+    hb_acquire(w->ev); /* the record's history, for this stream's later operations */
 }
+
+/* an event's record: what came before it on the stream happens before
+ * whatever waits on the event */
+static void run_record(void *arg) { hb_release(*(cudaEvent_t *)arg); }
 
 typedef struct {
     void *dst;
@@ -175,7 +284,9 @@ static void run_copy(void *arg)
 {
     copy_arg *c = arg;
     memcpy(c->dst, c->src, c->bytes);
+    quiet_begin();
     if (c->h2d) D.h2d += c->bytes;
+    quiet_end();
 }
 
 /* A tracked block of bytes after a header, zeroed (fill: its byte), on
@@ -374,6 +485,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     lock();
     run_stream(s, UINT64_MAX);
+    hb_acquire(s);
     for (cudaStream_t *pp = &D.streams; *pp; pp = &(*pp)->next)
         if (*pp == s) {
             *pp = s->next;
@@ -387,7 +499,10 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
 cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     cudaError_t e = enter();
-    if (e == cudaSuccess) run_stream(s, UINT64_MAX);
+    if (e == cudaSuccess) {
+        run_stream(s, UINT64_MAX);
+        hb_acquire(s);
+    }
     return leave(e);
 }
 
@@ -401,6 +516,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t ev, unsigned flags)
     if (!w) return leave(cudaErrorMemoryAllocation);
     w->s = ev->s; /* the record at the time of the call, as the runtime does */
     w->seq = ev->seq;
+    w->ev = ev;
     return leave(enqueue(s, run_wait, w) ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
@@ -425,7 +541,10 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t s)
 {
     cudaError_t e = enter();
     if (e != cudaSuccess) return leave(e);
-    if (!enqueue(s, run_nothing, NULL)) return leave(cudaErrorMemoryAllocation);
+    cudaEvent_t *box = malloc(sizeof *box);
+    if (!box) return leave(cudaErrorMemoryAllocation);
+    *box = ev;
+    if (!enqueue(s, run_record, box)) return leave(cudaErrorMemoryAllocation);
     ev->s = s;
     ev->seq = s->queued;
     return leave(cudaSuccess);
@@ -434,7 +553,10 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t s)
 cudaError_t cudaEventSynchronize(cudaEvent_t ev)
 {
     cudaError_t e = enter();
-    if (e == cudaSuccess && ev->s) run_stream(ev->s, ev->seq);
+    if (e == cudaSuccess && ev->s) {
+        run_stream(ev->s, ev->seq);
+        hb_acquire(ev);
+    }
     return leave(e);
 }
 
@@ -517,14 +639,20 @@ void czd_fail_call_at(unsigned k, bool sticky)
 
 /* ---- the kernels, computed on the host --------------------------------------------------- */
 static cz_ntt_domain *cpu_dom[CZ_NTT_MAX_LOG_N + 1];
+/* A lock of its own (not the double's): the domains are made by one
+ * thread's kernel and used by another's. */
+static pthread_mutex_t cpu_dom_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const cz_ntt_domain *cpu_domain(unsigned log_n)
 {
+    pthread_mutex_lock(&cpu_dom_lock);
     if (!cpu_dom[log_n] && cz_ntt_domain_create(&cpu_dom[log_n], log_n, NULL) != CZ_OK) {
         fprintf(stderr, "cuda double: no CPU NTT domain 2^%u\n", log_n);
         abort();
     }
-    return cpu_dom[log_n];
+    const cz_ntt_domain *d = cpu_dom[log_n];
+    pthread_mutex_unlock(&cpu_dom_lock);
+    return d;
 }
 
 void czd_shutdown(void)

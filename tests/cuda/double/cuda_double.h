@@ -35,8 +35,13 @@
  * interleaving the policy chooses), device pointers dereferenced on the
  * host (same address space), timing.
  *
- * Not thread-safe across contexts beyond one recursive lock around every
- * call; the tests drive one context at a time.
+ * Threads: one recursive lock around every call. Under ThreadSanitizer
+ * that lock and the double's bookkeeping are hidden from it, and the
+ * happens-before edges are only those the CUDA runtime guarantees (calls
+ * before their operations, stream order, event records before their
+ * waits, synchronisations; cuda_double.c lists them), so races in the
+ * host code between two threads' calls are reported rather than ordered
+ * by the double. The tests drive one context at a time.
  */
 #ifndef CZ_TEST_CUDA_DOUBLE_H
 #define CZ_TEST_CUDA_DOUBLE_H
