@@ -24,6 +24,7 @@
  */
 #include "testutil.h"
 #include "cuda/dev_algo.h"
+#include "ntt_replay.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include <stdlib.h>
@@ -53,7 +54,7 @@ static int setup(void **state)
     return 0;
 }
 
-/* ---- emulated NTT (mirrors czc_domain_build / czc_ntt in kernels.cu) ------- */
+/* ---- emulated NTT (the tables and launch lists of kernels.cu: ntt_replay.h) ---- */
 typedef struct {
     unsigned log_n;
     cz_fr *tw, *g_lo, *g_hi, *gi_lo, *gi_hi, *s_lo, *s_hi, *si_lo, *si_hi;
@@ -62,34 +63,20 @@ typedef struct {
 
 static void emu_domain_build(emu_domain *d, unsigned log_n)
 {
-    uint64_t n = (uint64_t)1 << log_n, ntw = n / 2 + 1;
-    uint64_t nhi_tw = (ntw >> CZ_DEV_TAB_BITS) + 1, nhi = (n >> CZ_DEV_TAB_BITS) + 1;
+    uint64_t n = (uint64_t)1 << log_n, nhi = (n >> CZ_DEV_TAB_BITS) + 1;
     d->log_n = log_n;
-    cz_fr w, g, gi, sr, sri, one = CZ_FR_ONE;
-    cz_fr_root_of_unity(&w, log_n);
-    cz_fr_root_of_unity(&sr, log_n + 1);
-    cz_fr_inv(&sri, &sr);
-    cz_fr_from_u64(&g, 7);
-    cz_fr_inv(&gi, &g);
-    cz_fr_from_u64(&d->n_inv, n);
-    cz_fr_inv(&d->n_inv, &d->n_inv);
-    cz_fr_from_u64(&d->inv_2n, 2 * n);
-    cz_fr_inv(&d->inv_2n, &d->inv_2n);
-    cz_fr *lo = malloc(CZ_DEV_TAB_LO * sizeof *lo), *hi = malloc(nhi_tw * sizeof *hi);
-    cz_d_pow_tables(lo, CZ_DEV_TAB_LO, hi, nhi_tw, &w, &one);
-    d->tw = malloc(ntw * sizeof(cz_fr));
-    for (uint64_t j = 0; j < ntw; j++) cz_d_ntt_twiddle(d->tw, lo, hi, j);
-    free(lo);
-    free(hi);
-    /* the four two-level power tables, as czc_domain_build makes them */
-    const cz_fr *base[4] = { &g, &gi, &sr, &sri };
+    d->tw = malloc((n / 2 + 1) * sizeof(cz_fr));
     cz_fr **lo_t[4] = { &d->g_lo, &d->gi_lo, &d->s_lo, &d->si_lo };
     cz_fr **hi_t[4] = { &d->g_hi, &d->gi_hi, &d->s_hi, &d->si_hi };
+    cz_fr *lo[4], *hi[4];
     for (int k = 0; k < 4; k++) {
-        *lo_t[k] = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
-        *hi_t[k] = malloc(nhi * sizeof(cz_fr));
-        cz_d_pow_tables(*lo_t[k], CZ_DEV_TAB_LO, *hi_t[k], nhi, base[k], &one);
+        lo[k] = *lo_t[k] = malloc(CZ_DEV_TAB_LO * sizeof(cz_fr));
+        hi[k] = *hi_t[k] = malloc(nhi * sizeof(cz_fr));
+        assert_non_null(lo[k]);
+        assert_non_null(hi[k]);
     }
+    assert_non_null(d->tw);
+    assert_true(czr_domain_fill(log_n, d->tw, lo, hi, &d->n_inv, &d->inv_2n));
 }
 
 static void emu_domain_free(emu_domain *d)
@@ -105,49 +92,10 @@ static void emu_domain_free(emu_domain *d)
     free(d->si_hi);
 }
 
-/* Runs a transform program (dev_algo.h, the driver's launch list) as
- * kernels.cu launches it: each bit-reversal or element step thread by
- * thread; each tile step block by block and, inside a block, phase by
- * phase (load; each stage of seq[0]; mid; each stage of seq[1]; store) as
- * __syncthreads separates them. The shared tile is poisoned before each
- * block so that a phase reading an element no earlier phase of the block
- * wrote shows. */
+/* a transform program, run as kernels.cu launches it (ntt_replay.h) */
 static void emu_run(const emu_domain *d, const cz_ntt_step *st, unsigned ns, unsigned tile_log)
 {
-    uint64_t n = (uint64_t)1 << d->log_n;
-    cz_fr *sh = malloc(((size_t)1 << tile_log) * sizeof *sh);
-    assert_non_null(sh);
-    for (unsigned s = 0; s < ns; s++) {
-        const cz_ntt_step *p = &st[s];
-        if (p->kind == CZ_STEP_BITREV) {
-            for (uint64_t i = 0; i < n; i++) cz_d_ntt_bitrev_op(p->x, d->log_n, i, &p->pre);
-            continue;
-        }
-        if (p->kind == CZ_STEP_ELEMENT) {
-            for (uint64_t i = 0; i < n; i++) cz_d_fuse_apply(&p->x[i], &p->pre, d->log_n, i);
-            continue;
-        }
-        const cz_ntt_group *g = &p->g;
-        assert_true(g->k + g->r <= tile_log && p->seq[0] != CZ_SEQ_NONE);
-        /* k_ntt_tile<false> (a step the driver finds unfused) applies no operation */
-        const cz_ntt_fuse none = { CZ_FUSE_NONE, NULL, NULL, NULL, { { 0 } } };
-        bool fused = cz_d_ntt_step_fused(p);
-        const cz_ntt_fuse *pre = fused ? &p->pre : &none, *mid = fused ? &p->mid : &none;
-        const cz_ntt_fuse *post = fused ? &p->post : &none;
-        for (uint64_t b = 0; b < cz_d_ntt_tiles(g, d->log_n); b++) {
-            memset(sh, 0xa5, ((size_t)1 << tile_log) * sizeof *sh);
-            for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_load(sh, p->x, g, d->log_n, b, t, pre);
-            for (unsigned h = 0; h < 2; h++) {
-                if (h == 1 && mid->op != CZ_FUSE_NONE)
-                    for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_apply(sh, g, d->log_n, b, t, mid);
-                for (unsigned q = 0; p->seq[h] != CZ_SEQ_NONE && q < g->k; q++)
-                    for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++)
-                        cz_d_ntt_tile_seq_stage(sh, d->tw, g, d->log_n, b, q, t, p->seq[h]);
-            }
-            for (unsigned t = 0; t < CZ_NTT_TILE_THREADS; t++) cz_d_ntt_tile_store(p->x, sh, g, d->log_n, b, t, post);
-        }
-    }
-    free(sh);
+    assert_true(czr_run(st, ns, d->tw, d->log_n, tile_log));
 }
 
 /* one transform of x in the given order (CZ_NTT_NAT / REV_IN / DIF), without the 1/n, tiles of 2^tile_log */

@@ -62,7 +62,6 @@ static int teardown(void **state)
     (void)state;
     cz_groth16_params_free(C.params);
     cz_pce_free(C.pce);
-    czd_shutdown();
     cz_pool_destroy(pool);
     cz_pool_destroy(bg);
     return 0;

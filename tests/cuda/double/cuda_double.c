@@ -5,6 +5,7 @@
 #include "cuda_double.h"
 #include "cuda/cuda_internal.h" /* <cuda_runtime_api.h> resolves to the double's */
 #include "cuda/dev_algo.h"
+#include "../ntt_replay.h" /* the device's NTT tables and launch lists, replayed */
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include <pthread.h>
@@ -638,31 +639,6 @@ void czd_fail_call_at(unsigned k, bool sticky)
 }
 
 /* ---- the kernels, computed on the host --------------------------------------------------- */
-static cz_ntt_domain *cpu_dom[CZ_NTT_MAX_LOG_N + 1];
-/* A lock of its own (not the double's): the domains are made by one
- * thread's kernel and used by another's. */
-static pthread_mutex_t cpu_dom_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static const cz_ntt_domain *cpu_domain(unsigned log_n)
-{
-    pthread_mutex_lock(&cpu_dom_lock);
-    if (!cpu_dom[log_n] && cz_ntt_domain_create(&cpu_dom[log_n], log_n, NULL) != CZ_OK) {
-        fprintf(stderr, "cuda double: no CPU NTT domain 2^%u\n", log_n);
-        abort();
-    }
-    const cz_ntt_domain *d = cpu_dom[log_n];
-    pthread_mutex_unlock(&cpu_dom_lock);
-    return d;
-}
-
-void czd_shutdown(void)
-{
-    for (unsigned k = 0; k <= CZ_NTT_MAX_LOG_N; k++) {
-        cz_ntt_domain_free(cpu_dom[k]);
-        cpu_dom[k] = NULL;
-    }
-}
-
 /* The arguments of every kernel below (each uses some). */
 typedef struct {
     cz_fr *a, *b, *c;
@@ -674,6 +650,7 @@ typedef struct {
     const uint32_t *pref;
     unsigned log_n;
     int kind;
+    czc_domain dom;
 } kargs;
 
 /* A kernel launch: counted as a call (faults fire here as launch errors),
@@ -704,11 +681,30 @@ void czc_domain_free(czc_domain *d)
     memset(d, 0, sizeof *d);
 }
 
-/* The tables are allocated (for the accounting) but not filled: the
- * transforms below use the CPU domain of the same size. */
+/* The transforms run the device's own launch lists (dev_algo.h) on the
+ * host (ntt_replay.h), with tiles of 2^NTT_TILE_LOG: smaller than the
+ * device's 2^11, so that the small domains of the tests still take several
+ * stage groups and every kind of fused launch. The results do not depend
+ * on the tile size. */
+#define NTT_TILE_LOG 4
+
+static void run_domain_fill(void *arg)
+{
+    kargs *x = arg;
+    czc_domain *d = &x->dom;
+    cz_fr *lo[4] = { d->g_lo, d->gi_lo, d->s_lo, d->si_lo }, *hi[4] = { d->g_hi, d->gi_hi, d->s_hi, d->si_hi };
+    cz_fr n_inv, inv_2n;
+    if (!czr_domain_fill(d->log_n, d->tw, lo, hi, &n_inv, &inv_2n)) {
+        fprintf(stderr, "cuda double: out of host memory for the NTT tables\n");
+        abort();
+    }
+}
+
+/* The device's tables, filled by an operation on s as the device fills
+ * them (kernels.cu: copies and k_twiddle on s), so a transform on another
+ * stream that does not wait for s reads poison. */
 cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_errbuf *err)
 {
-    (void)s;
     cz_status st = CZ_OK;
     uint64_t n = (uint64_t)1 << log_n, nhi = (n >> CZ_DEV_TAB_BITS) + 1;
     memset(d, 0, sizeof *d);
@@ -723,27 +719,36 @@ cz_status czc_domain_build(czc_domain *d, unsigned log_n, cudaStream_t s, cz_err
         CZC_TRY(cudaMalloc((void **)lo[k], CZ_DEV_TAB_LO * sizeof(cz_fr)));
         CZC_TRY(cudaMalloc((void **)hi[k], nhi * sizeof(cz_fr)));
     }
-    (void)cpu_domain(log_n);
+    st = launch(s, run_domain_fill, &(kargs){ .dom = *d }, err);
 out:
     if (st != CZ_OK) czc_domain_free(d);
     return st;
 }
 
+static void replay(const cz_ntt_step *st, unsigned ns, const czc_domain *d)
+{
+    if (!czr_run(st, ns, d->tw, d->log_n, NTT_TILE_LOG)) {
+        fprintf(stderr, "cuda double: an NTT launch list does not fit its tiles, or no host memory\n");
+        abort();
+    }
+}
+
 static void run_ntt(void *arg)
 {
     kargs *x = arg;
-    const cz_ntt_domain *d = cpu_domain(x->log_n);
-    switch (x->kind) {
-    case CZC_NTT_FWD: cz_ntt_forward(NULL, d, x->a); break;
-    case CZC_NTT_INV: cz_ntt_inverse(NULL, d, x->a); break;
-    case CZC_NTT_COSET_FWD: cz_ntt_coset_forward(NULL, d, x->a); break;
-    default: cz_ntt_coset_inverse(NULL, d, x->a); break;
-    }
+    const czc_domain *d = &x->dom;
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, NTT_TILE_LOG);
+    cz_d_coset_tabs tb = { d->g_lo, d->g_hi, d->gi_lo, d->gi_hi, d->n_inv };
+    cz_ntt_step st[CZ_NTT_STEPS_MAX];
+    unsigned ns = 0;
+    cz_d_ntt_kind_program(st, &ns, x->a, &pl, x->kind, &tb);
+    replay(st, ns, d);
 }
 
 cz_status czc_ntt(cz_fr *d_x, const czc_domain *d, int kind, cudaStream_t s, cz_errbuf *err)
 {
-    return launch(s, run_ntt, &(kargs){ .a = d_x, .log_n = d->log_n, .kind = kind }, err);
+    return launch(s, run_ntt, &(kargs){ .a = d_x, .kind = kind, .dom = *d }, err);
 }
 
 static void run_check_rows(void *arg)
@@ -765,12 +770,21 @@ cz_status czc_check_rows(const cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, u
 static void run_quotient(void *arg)
 {
     kargs *x = arg;
-    cz_quotient_h(NULL, cpu_domain(x->log_n), x->a, x->b, x->c);
+    const czc_domain *d = &x->dom;
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, d->log_n, NTT_TILE_LOG);
+    cz_d_quotient_tabs tb = { d->s_lo, d->s_hi, d->si_lo, d->si_hi, d->n_inv, d->inv_2n };
+    for (int part = 0; part < 4; part++) {
+        cz_ntt_step st[CZ_NTT_STEPS_MAX];
+        unsigned ns = 0;
+        cz_d_quotient_program(st, &ns, part, x->a, x->b, x->c, &pl, &tb);
+        replay(st, ns, d);
+    }
 }
 
 cz_status czc_quotient(cz_fr *d_a, cz_fr *d_b, cz_fr *d_c, const czc_domain *d, cudaStream_t s, cz_errbuf *err)
 {
-    return launch(s, run_quotient, &(kargs){ .a = d_a, .b = d_b, .c = d_c, .log_n = d->log_n }, err);
+    return launch(s, run_quotient, &(kargs){ .a = d_a, .b = d_b, .c = d_c, .dom = *d }, err);
 }
 
 static void run_from_mont(void *arg)

@@ -22,10 +22,11 @@
  *   cross-stream wait: the consumer runs before the data it needs. The
  *   tests run the prover under every combination.
  * - The kernels (czc_* of src/cuda/cuda_internal.h) are operations on
- *   their stream computed by the CPU library (NTT, quotient, MSM) or by the
- *   kernels' own per-thread bodies (dev_algo.h: row check, scalar
- *   conversion, density gather), so results can be compared bit for bit
- *   with the CPU prover.
+ *   their stream computed by the kernels' own per-thread bodies
+ *   (dev_algo.h): the NTT tables, the transforms and the quotient as the
+ *   device's launch lists (tests/cuda/ntt_replay.h, with small tiles), the
+ *   row check, scalar conversion, density gather; the MSM by the CPU
+ *   library. Results are compared bit for bit with the CPU prover.
  * - Faults: the k-th cudaMalloc from now can fail with
  *   cudaErrorMemoryAllocation; the k-th runtime or kernel call can fail
  *   with cudaErrorLaunchFailure, once or sticky (every later call fails,
@@ -76,7 +77,5 @@ uint64_t czd_calls(void);
 uint64_t czd_h2d_bytes(void);
 /* Host->device bytes queued (copies not run yet included), since the reset. */
 uint64_t czd_h2d_queued_bytes(void);
-/* Frees what the double caches for itself (CPU NTT domains). */
-void czd_shutdown(void);
 
 #endif
