@@ -279,8 +279,9 @@ CZ_HD void cz_d_ntt_tile_store(cz_fr *x, const cz_fr *sh, const cz_ntt_group *g,
 /* ---- transform programs -------------------------------------------------
  * A transform, and the quotient, is a short list of launches (steps),
  * built by the functions below for the driver (kernels.cu launches each
- * step) and for the host replay (tests/cuda/test_cuda_algo.c runs the
- * same list), so the two cannot drift apart. A tile step is one stage
+ * step) and for the host replay (tests/cuda/ntt_replay.h runs the same
+ * list, in test_cuda_algo and in the CUDA host double), so the two cannot
+ * drift apart. A tile step is one stage
  * group's pass (k_ntt_tile): load with `pre`, the stage sequence seq[0],
  * `mid`, the sequence seq[1], store with `post`; each phase ends at a
  * barrier. A bit-reversal step permutes x, applying `pre` to each element
@@ -425,7 +426,7 @@ static inline void cz_d_quotient_program(cz_ntt_step *st, unsigned *ns, int part
     } else if (part == 2) {
         cz_d_ntt_program(st, ns, c, pl, CZ_NTT_DIF, true, NULL, NULL);
     } else {
-        cz_ntt_fuse mul = { CZ_FUSE_MUL, NULL, NULL, b, tb->n_inv };
+        cz_ntt_fuse mul = { CZ_FUSE_MUL, NULL, NULL, b, { { 0 } } };
         cz_ntt_fuse comb = { CZ_FUSE_COMBINE_REV, tb->si_lo, tb->si_hi, c, tb->inv_2n };
         cz_d_ntt_program(st, ns, a, pl, CZ_NTT_DIF, true, &mul, &comb);
         cz_d_ntt_step_new(st, ns, a, CZ_STEP_BITREV);

@@ -62,8 +62,8 @@ __global__ void k_ntt_elem(cz_fr *x, unsigned log_n, uint64_t n, cz_ntt_fuse op)
  * · 32 B of dynamic shared memory): load with st.pre, st.seq[0], st.mid,
  * st.seq[1], store with st.post, a barrier after each phase. Bounded to
  * two blocks per SM, i.e. at most 64 registers a thread (65,536 per SM).
- * FUSED = false for the steps without element operations (13 of the
- * quotient's 17 at 2^27): ptxas gives that variant 64 registers and no
+ * FUSED = false for the steps without element operations (12 of the
+ * quotient's 16 tile launches at 2^27): ptxas gives that variant 64 registers and no
  * spills, the fused one 64 registers and 4 (sm_90) or 8 (sm_80) bytes of
  * spill. */
 template <bool FUSED>

@@ -7,7 +7,6 @@
 #include "cuda/dev_algo.h"
 #include "../ntt_replay.h" /* the device's NTT tables and launch lists, replayed */
 #include "cuzk/msm.h"
-#include "cuzk/ntt.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -648,9 +647,8 @@ typedef struct {
     uint64_t n, *bad;
     const uint64_t *bm;
     const uint32_t *pref;
-    unsigned log_n;
     int kind;
-    czc_domain dom;
+    czc_domain dom; /* the NTT kernels' tables (device pointers, copied) */
 } kargs;
 
 /* A kernel launch: counted as a call (faults fire here as launch errors),
