@@ -433,6 +433,25 @@ static inline void cz_d_quotient_program(cz_ntt_step *st, unsigned *ns, int part
     }
 }
 
+/* The quotient on arrays of 2^log_n with tiles of 2^tile_log: its four
+ * parts built in their order and each handed to run(ctx, steps, count)
+ * (the driver launches them, the replay runs them on the host); stops at
+ * the first part run refuses and returns false then. */
+static inline bool cz_d_quotient_each(cz_fr *a, cz_fr *b, cz_fr *c, unsigned log_n, unsigned tile_log,
+                                      const cz_d_quotient_tabs *tb,
+                                      bool (*run)(void *ctx, const cz_ntt_step *st, unsigned ns), void *ctx)
+{
+    cz_ntt_plan pl;
+    cz_d_ntt_plan(&pl, log_n, tile_log);
+    for (int part = 0; part < 4; part++) {
+        cz_ntt_step st[CZ_NTT_STEPS_MAX];
+        unsigned ns = 0;
+        cz_d_quotient_program(st, &ns, part, a, b, c, &pl, tb);
+        if (!run(ctx, st, ns)) return false;
+    }
+    return true;
+}
+
 /* thread j <= n/2: tw[j] = w^j from the two-level tables of w's powers */
 CZ_HD void cz_d_ntt_twiddle(cz_fr *tw, const cz_fr *lo, const cz_fr *hi, uint64_t j)
 {

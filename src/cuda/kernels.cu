@@ -417,21 +417,28 @@ out:
     return st;
 }
 
+typedef struct {
+    const czc_domain *d;
+    cudaStream_t s;
+    cz_errbuf *err;
+    cz_status st;
+} step_launch;
+
+static bool launch_part(void *arg, const cz_ntt_step *steps, unsigned ns)
+{
+    step_launch *l = (step_launch *)arg;
+    l->st = run_steps(steps, ns, l->d, l->s, l->err);
+    return l->st == CZ_OK;
+}
+
 cz_status czc_quotient(cz_fr *a, cz_fr *b, cz_fr *c, const czc_domain *d, cudaStream_t s, cz_errbuf *err)
 {
     /* the six transforms of cz_quotient_h (coset s<w>, s = w_2n), their
      * element operations fused into the tile passes (dev_algo.h) */
-    cz_ntt_plan pl;
-    cz_d_ntt_plan(&pl, d->log_n, CZ_NTT_TILE_LOG);
     cz_d_quotient_tabs tb = { d->s_lo, d->s_hi, d->si_lo, d->si_hi, d->n_inv, d->inv_2n };
-    for (int part = 0; part < 4; part++) {
-        cz_ntt_step st[CZ_NTT_STEPS_MAX];
-        unsigned ns = 0;
-        cz_d_quotient_program(st, &ns, part, a, b, c, &pl, &tb);
-        cz_status r = run_steps(st, ns, d, s, err);
-        if (r != CZ_OK) return r;
-    }
-    return CZ_OK;
+    step_launch l = { d, s, err, CZ_OK };
+    (void)cz_d_quotient_each(a, b, c, d->log_n, CZ_NTT_TILE_LOG, &tb, launch_part, &l);
+    return l.st;
 }
 
 cz_status czc_scalars_from_mont(cz_scalar *out, const cz_fr *in, uint64_t n, cudaStream_t s, cz_errbuf *err)

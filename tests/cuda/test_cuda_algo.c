@@ -241,19 +241,25 @@ static void test_ntt_dif(void **state)
         }
 }
 
+typedef struct {
+    const emu_domain *d;
+    unsigned tile_log;
+} emu_part_ctx;
+
+static bool emu_part(void *arg, const cz_ntt_step *st, unsigned ns)
+{
+    const emu_part_ctx *x = arg;
+    assert_true(ns <= CZ_NTT_STEPS_MAX);
+    emu_run(x->d, st, ns, x->tile_log);
+    return true;
+}
+
 /* czc_quotient with tiles of 2^tile_log: the four parts of its program */
 static void emu_quotient(const emu_domain *d, cz_fr *a, cz_fr *b, cz_fr *c, unsigned tile_log)
 {
-    cz_ntt_plan pl;
-    cz_d_ntt_plan(&pl, d->log_n, tile_log);
     cz_d_quotient_tabs tb = { d->s_lo, d->s_hi, d->si_lo, d->si_hi, d->n_inv, d->inv_2n };
-    for (int part = 0; part < 4; part++) {
-        cz_ntt_step st[CZ_NTT_STEPS_MAX];
-        unsigned ns = 0;
-        cz_d_quotient_program(st, &ns, part, a, b, c, &pl, &tb);
-        assert_true(ns <= CZ_NTT_STEPS_MAX);
-        emu_run(d, st, ns, tile_log);
-    }
+    emu_part_ctx x = { d, tile_log };
+    assert_true(cz_d_quotient_each(a, b, c, d->log_n, tile_log, &tb, emu_part, &x));
 }
 
 /* the quotient against cz_quotient_h with the production tile (one stage

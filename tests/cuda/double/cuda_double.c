@@ -765,19 +765,18 @@ cz_status czc_check_rows(const cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, u
     return launch(s, run_check_rows, &x, err);
 }
 
+static bool replay_part(void *arg, const cz_ntt_step *st, unsigned ns)
+{
+    replay(st, ns, arg);
+    return true;
+}
+
 static void run_quotient(void *arg)
 {
     kargs *x = arg;
     const czc_domain *d = &x->dom;
-    cz_ntt_plan pl;
-    cz_d_ntt_plan(&pl, d->log_n, NTT_TILE_LOG);
     cz_d_quotient_tabs tb = { d->s_lo, d->s_hi, d->si_lo, d->si_hi, d->n_inv, d->inv_2n };
-    for (int part = 0; part < 4; part++) {
-        cz_ntt_step st[CZ_NTT_STEPS_MAX];
-        unsigned ns = 0;
-        cz_d_quotient_program(st, &ns, part, x->a, x->b, x->c, &pl, &tb);
-        replay(st, ns, d);
-    }
+    (void)cz_d_quotient_each(x->a, x->b, x->c, d->log_n, NTT_TILE_LOG, &tb, replay_part, &x->dom);
 }
 
 cz_status czc_quotient(cz_fr *d_a, cz_fr *d_b, cz_fr *d_c, const czc_domain *d, cudaStream_t s, cz_errbuf *err)
