@@ -86,6 +86,11 @@ void cz_ntt_coset_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x);
  * refuses an unsatisfied witness before it gets here).
  */
 void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c);
+/* The quotient in snarkjs's form (its H query is in the Lagrange basis of
+ * the same coset s·<w>, s = w_2m, where Z = −2): a, b, c as above; on
+ * return a[i] = (A·B − C)(s·w^i) for i < m, natural order. b and c are
+ * clobbered. Six transforms of size m, no bit-reversal pass. */
+void cz_quotient_odd_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,9 @@
  * cuzk's figure is the median of N proofs of one partition from its
  * vanilla proof (synthesis included; parameters loaded before the clock);
  * snarkjs's is the median wall time of K `snarkjs groth16 prove` processes
- * (each loads the .zkey and .wtns, as the CLI does).
+ * (each loads the .zkey and .wtns, as the CLI does); beside it, K
+ * `cuzk prove --zkey` processes on the same two files (threads as
+ * --threads), each also loading them.
  * The phases are those of the fastest proof, with the process's CPU time
  * (user + system, every thread) of that proof beside the wall time, and
  * the number of points of each G1 MSM (from the parameters' .meta): the
@@ -237,6 +239,32 @@ int cz_bench_prove(int argc, char **argv)
             double sms = sv[ss / 2];
             cz_bench_report_add(r, "snarkjs groth16 prove (wall, median)", sms, "ms", extra);
             cz_bench_report_add(r, "speed-up vs snarkjs", sms / med, "x", extra);
+            /* The same files through `cuzk prove --zkey`, a process each
+             * like snarkjs's (reads the key and witness, proves,
+             * self-verifies, writes the JSON): the comparison a user with
+             * a circom project makes */
+            char self[4096], pcmd[16384];
+            ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+            if (sl > 0) {
+                self[sl] = 0;
+                snprintf(pcmd, sizeof pcmd,
+                         "'%s' prove --zkey '%s' --wtns '%s' --proof /dev/null --public /dev/null --threads %ld "
+                         "2> /dev/null",
+                         self, zkey, wtns, (long)cz_opt_num(&oa, "--threads", 0));
+                for (long i = 0; i < ss && sr == 0; i++) {
+                    double t0 = cz_now_ns();
+                    sr = system(pcmd);
+                    sv[i] = (cz_now_ns() - t0) / 1e6;
+                }
+                if (sr != 0) {
+                    fprintf(stderr, "bench prove: cuzk prove --zkey failed (%d): %s\n", sr, pcmd);
+                } else {
+                    qsort(sv, (size_t)ss, sizeof *sv, cmp_d);
+                    cz_bench_report_add(r, "cuzk prove --zkey, same files (wall, median)", sv[ss / 2], "ms", extra);
+                    cz_bench_report_add(r, "speed-up vs snarkjs, process against process", sms / sv[ss / 2], "x",
+                                        extra);
+                }
+            }
         }
         free(sv);
     }

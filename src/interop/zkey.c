@@ -19,7 +19,9 @@ void cz_snarkjs_zkey_free(cz_snarkjs_zkey *z)
     free(z);
 }
 
-/* Parallel subgroup check over every point array of the key. */
+/* Parallel subgroup check over the point arrays of a key: IC (first) then
+ * the five queries, as one index space so the first failing point can be
+ * named whatever the thread count. */
 typedef struct {
     const cz_snarkjs_zkey *z;
     size_t n_ic, n_a, n_b1, n_b2, n_c, n_h;
@@ -42,14 +44,22 @@ static bool check_one(const sub_ctx *s, size_t i)
     return cz_g1_affine_in_subgroup(&z->h[i]);
 }
 
+/* Records i as failing unless a smaller index already failed: the one
+ * reported is then the first in file order, whatever the thread count. */
+static void note_bad(_Atomic size_t *first, size_t i)
+{
+    size_t cur = atomic_load_explicit(first, memory_order_relaxed);
+    while (i < cur && !atomic_compare_exchange_weak(first, &cur, i)) {
+    }
+}
+
 static void check_range(void *arg, size_t lo, size_t hi)
 {
     sub_ctx *s = arg;
     for (size_t i = lo; i < hi; i++) {
-        if (atomic_load_explicit(&s->first_bad, memory_order_relaxed) != SIZE_MAX) return;
+        if (atomic_load_explicit(&s->first_bad, memory_order_relaxed) < i) return;
         if (!check_one(s, i)) {
-            size_t expect = SIZE_MAX;
-            atomic_compare_exchange_strong(&s->first_bad, &expect, i);
+            note_bad(&s->first_bad, i);
             return;
         }
     }
@@ -71,48 +81,96 @@ static const char *point_name(const sub_ctx *s, size_t i, size_t *idx)
     return "?";
 }
 
-static cz_status read_g1_array(cz_g1_affine **out, const cz_binfile *f, uint32_t id, const char *name,
-                               uint64_t count, cz_errbuf *err)
+/* Subgroup check of IC alone (queries = false) or of IC and the queries. */
+static cz_status check_subgroups(const cz_snarkjs_zkey *z, bool queries, cz_pool *pool, cz_errbuf *err)
 {
+    size_t n_priv = (size_t)z->n_vars - z->n_public - 1;
+    sub_ctx s = {z, (size_t)z->n_public + 1, 0, 0, 0, 0, 0, SIZE_MAX};
+    if (queries) {
+        s.n_a = s.n_b1 = s.n_b2 = z->n_vars;
+        s.n_c = n_priv;
+        s.n_h = z->domain_size;
+    }
+    size_t total = s.n_ic + s.n_a + s.n_b1 + s.n_b2 + s.n_c + s.n_h;
+    cz_pool_parallel_range(pool, 0, total, 256, check_range, &s);
+    size_t bad = atomic_load(&s.first_bad);
+    if (bad == SIZE_MAX) return CZ_OK;
+    size_t idx;
+    const char *name = point_name(&s, bad, &idx);
+    return cz_err(err, CZ_ERR_NOT_IN_SUBGROUP, "zkey: %s point %zu is not in the prime-order subgroup", name, idx);
+}
+
+cz_status cz_snarkjs_zkey_check_subgroups(const cz_snarkjs_zkey *z, cz_pool *pool, cz_errbuf *err)
+{
+    return check_subgroups(z, true, pool, err);
+}
+
+/* Decoding of one point array (canonical coordinates, on the curve), in
+ * parallel: the arrays are most of a key's bytes (a 2^20 key has ~5 M
+ * points). */
+typedef struct {
+    void *out;
+    const uint8_t *in;
+    bool g2;
+    _Atomic size_t first_bad; /* index of the first failing point, or SIZE_MAX */
+} dec_ctx;
+
+static cz_status decode_one(const dec_ctx *d, size_t i)
+{
+    return d->g2 ? cz_zk_g2_parse(&((cz_g2_affine *)d->out)[i], d->in + 192 * i)
+                 : cz_zk_g1_parse(&((cz_g1_affine *)d->out)[i], d->in + 96 * i);
+}
+
+static void decode_range(void *arg, size_t lo, size_t hi)
+{
+    dec_ctx *d = arg;
+    for (size_t i = lo; i < hi; i++) {
+        if (atomic_load_explicit(&d->first_bad, memory_order_relaxed) < i) return;
+        if (decode_one(d, i) == CZ_OK) continue;
+        note_bad(&d->first_bad, i);
+        return;
+    }
+}
+
+static cz_status read_array(void **out, const cz_binfile *f, uint32_t id, const char *name, uint64_t count,
+                            bool g2, cz_pool *pool, cz_errbuf *err)
+{
+    const size_t pb = g2 ? 192 : 96, esz = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
     const uint8_t *p;
     uint64_t len;
     cz_status st = cz_binfile_section(f, id, name, &p, &len, err);
     if (st != CZ_OK) return st;
-    if (len != count * 96)
-        return cz_err(err, CZ_ERR_FORMAT, "zkey: section %u (%s) has %llu bytes, expected %llu points x 96 = %llu",
-                      id, name, (unsigned long long)len, (unsigned long long)count,
-                      (unsigned long long)(count * 96));
-    *out = malloc((count ? count : 1) * sizeof(cz_g1_affine));
+    if (len != count * pb)
+        return cz_err(err, CZ_ERR_FORMAT, "zkey: section %u (%s) has %llu bytes, expected %llu points x %zu = %llu",
+                      id, name, (unsigned long long)len, (unsigned long long)count, pb,
+                      (unsigned long long)(count * pb));
+    *out = malloc((count ? count : 1) * esz);
     if (!*out) return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for section %u", id);
-    for (uint64_t i = 0; i < count; i++) {
-        st = cz_zk_g1_parse(&(*out)[i], p + 96 * i);
-        if (st != CZ_OK)
-            return cz_err(err, st, "zkey: section %u (%s) point %llu: %s", id, name, (unsigned long long)i,
-                          cz_status_str(st));
-    }
-    return CZ_OK;
+    dec_ctx d = {*out, p, g2, SIZE_MAX};
+    cz_pool_parallel_range(pool, 0, (size_t)count, 1024, decode_range, &d);
+    size_t bad = atomic_load(&d.first_bad);
+    if (bad == SIZE_MAX) return CZ_OK;
+    /* the first failing point again, alone, for its status */
+    st = decode_one(&d, bad);
+    return cz_err(err, st, "zkey: section %u (%s) point %zu: %s", id, name, bad, cz_status_str(st));
+}
+
+static cz_status read_g1_array(cz_g1_affine **out, const cz_binfile *f, uint32_t id, const char *name,
+                               uint64_t count, cz_pool *pool, cz_errbuf *err)
+{
+    void *v = NULL;
+    cz_status st = read_array(&v, f, id, name, count, false, pool, err);
+    *out = v;
+    return st;
 }
 
 static cz_status read_g2_array(cz_g2_affine **out, const cz_binfile *f, uint32_t id, const char *name,
-                               uint64_t count, cz_errbuf *err)
+                               uint64_t count, cz_pool *pool, cz_errbuf *err)
 {
-    const uint8_t *p;
-    uint64_t len;
-    cz_status st = cz_binfile_section(f, id, name, &p, &len, err);
-    if (st != CZ_OK) return st;
-    if (len != count * 192)
-        return cz_err(err, CZ_ERR_FORMAT, "zkey: section %u (%s) has %llu bytes, expected %llu points x 192 = %llu",
-                      id, name, (unsigned long long)len, (unsigned long long)count,
-                      (unsigned long long)(count * 192));
-    *out = malloc((count ? count : 1) * sizeof(cz_g2_affine));
-    if (!*out) return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for section %u", id);
-    for (uint64_t i = 0; i < count; i++) {
-        st = cz_zk_g2_parse(&(*out)[i], p + 192 * i);
-        if (st != CZ_OK)
-            return cz_err(err, st, "zkey: section %u (%s) point %llu: %s", id, name, (unsigned long long)i,
-                          cz_status_str(st));
-    }
-    return CZ_OK;
+    void *v = NULL;
+    cz_status st = read_array(&v, f, id, name, count, true, pool, err);
+    *out = v;
+    return st;
 }
 
 static cz_status header_point_g1(cz_g1_affine *p, cz_rd *rd, const char *name, cz_errbuf *err)
@@ -236,27 +294,15 @@ cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_
     }
 
     uint64_t n_priv = (uint64_t)z->n_vars - z->n_public - 1;
-    if ((st = read_g1_array(&z->ic, &f, 3, "IC", (uint64_t)z->n_public + 1, err)) != CZ_OK) goto fail;
-    if ((st = read_g1_array(&z->a, &f, 5, "A", z->n_vars, err)) != CZ_OK) goto fail;
-    if ((st = read_g1_array(&z->b1, &f, 6, "B1", z->n_vars, err)) != CZ_OK) goto fail;
-    if ((st = read_g2_array(&z->b2, &f, 7, "B2", z->n_vars, err)) != CZ_OK) goto fail;
-    if ((st = read_g1_array(&z->c, &f, 8, "C", n_priv, err)) != CZ_OK) goto fail;
-    if ((st = read_g1_array(&z->h, &f, 9, "H", z->domain_size, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->ic, &f, 3, "IC", (uint64_t)z->n_public + 1, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->a, &f, 5, "A", z->n_vars, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->b1, &f, 6, "B1", z->n_vars, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g2_array(&z->b2, &f, 7, "B2", z->n_vars, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->c, &f, 8, "C", n_priv, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->h, &f, 9, "H", z->domain_size, pool, err)) != CZ_OK) goto fail;
 
-    if (!(flags & CZ_SNARKJS_NO_SUBGROUP_CHECK)) {
-        sub_ctx s = {z, (size_t)z->n_public + 1, z->n_vars, z->n_vars, z->n_vars, (size_t)n_priv, z->domain_size,
-                     SIZE_MAX};
-        size_t total = s.n_ic + s.n_a + s.n_b1 + s.n_b2 + s.n_c + s.n_h;
-        cz_pool_parallel_range(pool, 0, total, 256, check_range, &s);
-        size_t bad = atomic_load(&s.first_bad);
-        if (bad != SIZE_MAX) {
-            size_t idx;
-            const char *name = point_name(&s, bad, &idx);
-            st = cz_err(err, CZ_ERR_NOT_IN_SUBGROUP, "zkey: %s point %zu is not in the prime-order subgroup", name,
-                        idx);
-            goto fail;
-        }
-    }
+    /* IC is part of the verifying key: always checked (it is small) */
+    if ((st = check_subgroups(z, !(flags & CZ_SNARKJS_NO_SUBGROUP_CHECK), pool, err)) != CZ_OK) goto fail;
     cz_binfile_close(&f);
     *out = z;
     return CZ_OK;

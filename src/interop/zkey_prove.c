@@ -79,17 +79,21 @@ uint64_t cz__snarkjs_root_exponent(void)
     return k;
 }
 
-/* x <- evaluations of (the polynomial interpolated by x on <w_n>) on the
- * odd coset w_2n·<w_n>: iNTT, scale coefficient i by w_2n^i, NTT. */
-static void to_odd_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, size_t n, const cz_fr *w2n)
+/* b[i] = a[perm(i)]: snarkjs's H order (H_i pairs with the odd-coset point
+ * w_2n^(K(2i+1)), cuzk's a[j] with w_2n^(2j+1)), converted to scalars. */
+typedef struct {
+    const cz_fr *a;
+    cz_scalar *out;
+    uint64_t K, mask2; /* mask2 = 2n - 1 */
+} gather_ctx;
+
+static void gather_range(void *arg, size_t lo, size_t hi)
 {
-    cz_ntt_inverse(pool, d, x);
-    cz_fr s = CZ_FR_ONE;
-    for (size_t i = 0; i < n; i++) {
-        cz_fr_mul(&x[i], &x[i], &s);
-        cz_fr_mul(&s, &s, w2n);
+    gather_ctx *g = arg;
+    for (size_t i = lo; i < hi; i++) {
+        size_t j = (size_t)(((g->K * (2 * (uint64_t)i + 1)) & g->mask2) >> 1);
+        cz_scalar_from_fr(&g->out[i], &g->a[j]);
     }
-    cz_ntt_forward(pool, d, x);
 }
 
 cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_fr *w, size_t n,
@@ -118,30 +122,24 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
     }
     /* a, b from §4 and c = a∘b, already in cuzk's row order */
     if ((st = cz_snarkjs_eval_abc(z, w, n, a, b, c, err)) != CZ_OK) goto done;
-    const uint64_t K = cz__snarkjs_root_exponent(), mask = dn - 1;
-    cz_fr w2n;
-    cz_fr_root_of_unity(&w2n, logn + 1);
-    to_odd_coset(pool, d, a, dn, &w2n);
-    to_odd_coset(pool, d, b, dn, &w2n);
-    to_odd_coset(pool, d, c, dn, &w2n);
-    for (size_t i = 0; i < dn; i++) {
-        cz_fr_mul(&a[i], &a[i], &b[i]);
-        cz_fr_sub(&a[i], &a[i], &c[i]);
-    }
-    /* gather into snarkjs's H order (b is free scratch now) */
-    for (size_t i = 0; i < dn; i++) b[i] = a[(size_t)(((K * (2 * (uint64_t)i + 1)) & (2 * mask + 1)) >> 1)];
-    cz_scalar *hs = (cz_scalar *)b;
-    cz_msm_scalars_from_fr(hs, b, dn, pool);
+    /* a <- (A·B − C) on the odd coset w_2n·<w_n>, in cuzk's order */
+    cz_quotient_odd_coset(pool, d, a, b, c);
+    /* gathered into snarkjs's H order as scalars (b is free scratch now) */
+    gather_ctx g = {a, (cz_scalar *)b, cz__snarkjs_root_exponent(), 2 * (uint64_t)dn - 1};
+    cz_pool_parallel_range(pool, 0, dn, 4096, gather_range, &g);
+    const cz_scalar *hs = (const cz_scalar *)b;
     cz_msm_scalars_from_fr(ws, w, n, pool);
 
-    cz_g1_jac pa, pb1, pc, ph, t1;
+    cz_g1_jac pa, pb1, pc, t1;
     cz_g2_jac pb;
     size_t npriv = (size_t)z->n_vars - z->n_public - 1;
+    /* C and H in one MSM: both enter pi_c with coefficient 1, and one
+     * Pippenger over both shares the bucket reductions */
+    const cz_msm_g1_seg ch[2] = {{z->c, ws + z->n_public + 1, npriv}, {z->h, hs, dn}};
     if ((st = cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) != CZ_OK ||
         (st = cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) != CZ_OK ||
         (st = cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) != CZ_OK ||
-        (st = cz_msm_g1(&pc, z->c, ws + z->n_public + 1, npriv, pool, NULL)) != CZ_OK ||
-        (st = cz_msm_g1(&ph, z->h, hs, dn, pool, NULL)) != CZ_OK) {
+        (st = cz_msm_g1_concat(&pc, ch, 2, pool, NULL)) != CZ_OK) {
         st = cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));
         goto done;
     }
@@ -175,8 +173,7 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
     cz_g1_jac_add_affine(&pb1, &pb1, &z->beta1);
     cz_g1_jac_mul_ct(&t1, &d1, &s);
     cz_g1_jac_add(&pb1, &pb1, &t1);
-    /* pi_c = C + H + s pi_a + r pib1 - r s delta1 */
-    cz_g1_jac_add(&pc, &pc, &ph);
+    /* pi_c = (C + H) + s pi_a + r pib1 - r s delta1 */
     cz_g1_jac_mul_ct(&t1, &pa, &s);
     cz_g1_jac_add(&pc, &pc, &t1);
     cz_g1_jac_mul_ct(&t1, &pb1, &r);
@@ -194,7 +191,17 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
     explicit_bzero(&t1, sizeof t1);
     explicit_bzero(&t2, sizeof t2);
 
-    /* self-verification: the zkey has no C matrix to check the witness */
+    /* self-verification: the zkey has no C matrix to check the witness.
+     * The proof points' subgroup tests come first (why: snarkjs.h). */
+    const char *off = !cz_g1_affine_in_subgroup(&proof->a)   ? "A"
+                      : !cz_g2_affine_in_subgroup(&proof->b) ? "B"
+                      : !cz_g1_affine_in_subgroup(&proof->c) ? "C"
+                                                             : NULL;
+    if (off) {
+        st = cz_err(err, CZ_ERR_NOT_IN_SUBGROUP,
+                    "prove: the proof's %s is outside the prime-order subgroup: a query point of the zkey is", off);
+        goto done;
+    }
     cz_groth16_vk vk;
     cz_groth16_pvk *pvk = NULL;
     if ((st = cz_snarkjs_zkey_vk(&vk, z)) != CZ_OK || (st = cz_groth16_pvk_create(&pvk, &vk)) != CZ_OK) {
@@ -212,6 +219,7 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
     else if (st != CZ_OK)
         st = cz_err(err, st, "prove: self-verification: %s", cz_status_str(st));
 done:
+    if (st != CZ_OK) memset(proof, 0, sizeof *proof); /* nothing half-made leaves */
     cz_ntt_domain_free(d);
     free(a);
     free(b);

@@ -756,6 +756,7 @@ void cz_ntt_coset_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
 typedef struct {
     cz_fr *a;
     const cz_fr *b;
+    const cz_fr *c; /* ab_sub_range only */
 } ab_ctx;
 
 static void ab_range(void *arg, size_t lo, size_t hi)
@@ -778,6 +779,7 @@ typedef struct {
     const cz_ntt_domain *d;
     cz_fr *v[3];
     size_t nb;
+    bool c_coset; /* cz_quotient_odd_coset: c goes to the coset as a and b do */
 } qblk_ctx;
 
 static void quotient_blocks(void *arg, size_t lo, size_t hi)
@@ -786,6 +788,7 @@ static void quotient_blocks(void *arg, size_t lo, size_t hi)
     const cz_ntt_domain *d = q->d;
     size_t nb = q->nb, mask = ((size_t)1 << d->cs) - 1;
     cz_fr *a = q->v[0], *b = q->v[1], *c = q->v[2];
+    const unsigned ns = q->c_coset ? 3 : 2; /* the vectors scaled onto the coset */
     for (size_t u = lo; u < hi; u++) {
         size_t base = u * nb;
         for (int i = 0; i < 3; i++) inner_dif(q->v[i] + base, nb, d->tab_inv);
@@ -794,7 +797,7 @@ static void quotient_blocks(void *arg, size_t lo, size_t hi)
             if (p == base || (p & mask) == 0) fmul(&row, &d->th_s[p >> d->cs], &d->n_inv);
             size_t run = ((p | mask) + 1 < base + nb ? (p | mask) + 1 : base + nb) - p;
             if (cz__ntt_x8_on && (run & 7) == 0) {
-                cz__ntt_x8_scale_tab(q->v, 2, p, run, &d->tl_s[p & mask], &row);
+                cz__ntt_x8_scale_tab(q->v, ns, p, run, &d->tl_s[p & mask], &row);
                 p += run - 1;
                 continue;
             }
@@ -802,12 +805,15 @@ static void quotient_blocks(void *arg, size_t lo, size_t hi)
             fmul(&t, &d->tl_s[p & mask], &row);
             fmul(&a[p], &a[p], &t);
             fmul(&b[p], &b[p], &t);
+            if (q->c_coset) fmul(&c[p], &c[p], &t);
         }
-        if (cz__ntt_x8_on && (nb & 7) == 0)
-            cz__ntt_x8_scale(c + base, nb, &d->inv_2n);
-        else
-            for (size_t p = base; p < base + nb; p++) fmul(&c[p], &c[p], &d->inv_2n);
-        for (int i = 0; i < 2; i++) inner_dit(q->v[i] + base, nb, d->tab_fwd);
+        if (!q->c_coset) {
+            if (cz__ntt_x8_on && (nb & 7) == 0)
+                cz__ntt_x8_scale(c + base, nb, &d->inv_2n);
+            else
+                for (size_t p = base; p < base + nb; p++) fmul(&c[p], &c[p], &d->inv_2n);
+        }
+        for (unsigned i = 0; i < ns; i++) inner_dit(q->v[i] + base, nb, d->tab_fwd);
     }
 }
 
@@ -826,13 +832,40 @@ void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz
      * s^i/n -> coset evaluations (natural order); c: times 1/(2n) */
     cz_fr *v[3] = {a, b, c};
     for (int i = 0; i < 3; i++) dif_outer(pool, d, v[i], true, lb);
-    qblk_ctx qb = {d, {a, b, c}, (size_t)1 << lb};
+    qblk_ctx qb = {d, {a, b, c}, (size_t)1 << lb, false};
     cz_pool_parallel_range(pool, 0, d->n >> lb, 1, quotient_blocks, &qb);
     for (int i = 0; i < 2; i++) dit_outer(pool, d, v[i], false, lb);
-    ab_ctx q = {a, b};
+    ab_ctx q = {a, b, NULL};
     cz_pool_parallel_range(pool, 0, d->n, 4096, ab_range, &q);
     /* coset evaluations of A·B -> n·s^i·D_i (bit-reversed); times
      * s^-i/(2n) gives D_i/2, and C_i/2 − D_i/2 = H_i */
     dif(pool, d, a, true, &d->inv_2n, true, c);
     bitrev(pool, a, d->log_n);
+}
+
+/* a[i] = a[i]·b[i] − c[i] */
+static void ab_sub_range(void *arg, size_t lo, size_t hi)
+{
+    ab_ctx *q = arg;
+    for (size_t i = lo; i < hi; i++) {
+        cz_fr t;
+        fmul(&t, &q->a[i], &q->b[i]);
+        fsub(&q->a[i], &t, &q->c[i]);
+    }
+}
+
+/* The first half of cz_quotient_h for all three vectors (each an inverse
+ * DIF to bit-reversed coefficients, a scaling by s^rev(p)/n and a forward
+ * DIT to natural coset evaluations, the middle done block by block in
+ * cache), then the products: six transforms and no permutation. */
+void cz_quotient_odd_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
+{
+    unsigned lb = choose_log_block(d, pool);
+    cz_fr *v[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) dif_outer(pool, d, v[i], true, lb);
+    qblk_ctx qb = {d, {a, b, c}, (size_t)1 << lb, true};
+    cz_pool_parallel_range(pool, 0, d->n >> lb, 1, quotient_blocks, &qb);
+    for (int i = 0; i < 3; i++) dit_outer(pool, d, v[i], false, lb);
+    ab_ctx q = {a, b, c};
+    cz_pool_parallel_range(pool, 0, d->n, 4096, ab_sub_range, &q);
 }

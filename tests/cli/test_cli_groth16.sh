@@ -58,6 +58,9 @@ $snarkjs groth16 prove mc.zkey w.wtns sp.json spub.json || bad "snarkjs proves w
 $cuzk verify --vk vk.json --proof sp.json --public spub.json >/dev/null || bad "cuzk verifies snarkjs's proof"
 $cuzk prove --zkey mc.zkey --wtns w.wtns --proof cp.json --public cpub.json 2>/dev/null || bad "cuzk proves from zkey"
 $snarkjs groth16 verify vk.json cpub.json cp.json >/dev/null || bad "snarkjs verifies cuzk's proof"
+$cuzk prove --zkey mc.zkey --wtns w.wtns --proof ck.json --public ckpub.json --check-key 2>/dev/null ||
+    bad "cuzk proves from zkey with --check-key"
+$snarkjs groth16 verify vk.json ckpub.json ck.json >/dev/null || bad "snarkjs verifies the --check-key proof"
 sed -i 's/"[0-9]/"9/' cpub.json
 if $snarkjs groth16 verify vk.json cpub.json cp.json >/dev/null 2>&1; then bad "snarkjs accepted a wrong input"; fi
 if $cuzk verify --vk vk.json --proof cp.json --public cpub.json >/dev/null 2>&1; then bad "cuzk accepted a wrong input"; fi

@@ -96,6 +96,27 @@ static void cuzk_proves_snarkjs_verifies(void **state)
     free(pj);
     free(pubj);
 
+    /* A query point outside the subgroup (possible in a key read with
+     * CZ_SNARKJS_NO_SUBGROUP_CHECK) makes no proof: A[0] pairs with the
+     * constant 1, so its off-subgroup part reaches the proof's A */
+    cz_g1_affine q, a0 = z->a[0];
+    for (uint64_t x = 0;; x++) {
+        cz_fp t, four;
+        cz_fp_from_u64(&q.x, x);
+        cz_fp_sqr(&t, &q.x);
+        cz_fp_mul(&t, &t, &q.x);
+        cz_fp_from_u64(&four, 4);
+        cz_fp_add(&t, &t, &four);
+        if (cz_fp_sqrt(&q.y, &t) && !cz_g1_affine_in_subgroup(&q)) break;
+    }
+    z->a[0] = q;
+    assert_int_equal(cz_snarkjs_prove(&p, z, w->w, w->n, pool, NULL, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_non_null(strstr(e.msg, "proof's A"));
+    assert_true(cz_g1_affine_is_infinity(&p.a)); /* nothing half-made returned */
+    assert_int_equal(cz_snarkjs_zkey_check_subgroups(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_non_null(strstr(e.msg, "A (section 5) point 0"));
+    z->a[0] = a0;
+
     /* a witness that does not satisfy the circuit is refused */
     cz_fr_add(&w->w[4], &w->w[4], &CZ_FR_ONE);
     assert_int_equal(cz_snarkjs_prove(&p, z, w->w, w->n, pool, NULL, &e), CZ_ERR_UNSATISFIED);

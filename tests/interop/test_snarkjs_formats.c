@@ -313,6 +313,44 @@ static void corruptions_refused(void **state)
     }
     assert_int_equal(parse_any(2, b, len, &e), CZ_ERR_NOT_IN_SUBGROUP);
     assert_non_null(strstr(e.msg, "H (section 9) point 0"));
+    /* without the query test the key reads; the separate test names it */
+    cz_snarkjs_zkey *z;
+    assert_int_equal(cz_snarkjs_zkey_parse(&z, b, len, CZ_SNARKJS_NO_SUBGROUP_CHECK, NULL, &e), CZ_OK);
+    cz_pool *pool;
+    assert_int_equal(cz_pool_create(&pool, 2, "t-zkey"), CZ_OK);
+    for (int k = 0; k < 2; k++) {
+        memset(&e, 0, sizeof e);
+        assert_int_equal(cz_snarkjs_zkey_check_subgroups(z, k ? pool : NULL, &e), CZ_ERR_NOT_IN_SUBGROUP);
+        assert_non_null(strstr(e.msg, "H (section 9) point 0"));
+    }
+    /* the first bad point in file order is the one named: a second one
+     * later in H changes nothing, one in A (earlier) takes over */
+    z->h[z->domain_size - 1] = q;
+    assert_int_equal(cz_snarkjs_zkey_check_subgroups(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_non_null(strstr(e.msg, "H (section 9) point 0"));
+    z->a[z->n_vars - 1] = q;
+    assert_int_equal(cz_snarkjs_zkey_check_subgroups(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_non_null(strstr(e.msg, "A (section 5) point"));
+    cz_snarkjs_zkey_free(z);
+    /* the verifying key's IC is tested whatever the flags */
+    size_t ics = section_off(b, len, 3);
+    uint8_t ic1[96];
+    memcpy(ic1, b + ics + 96, 96);
+    memcpy(b + ics + 96, b + hs, 96);
+    assert_int_equal(cz_snarkjs_zkey_parse(&z, b, len, CZ_SNARKJS_NO_SUBGROUP_CHECK, pool, &e),
+                     CZ_ERR_NOT_IN_SUBGROUP);
+    assert_null(z);
+    assert_non_null(strstr(e.msg, "IC (section 3) point 1"));
+    memcpy(b + ics + 96, ic1, 96);
+    /* an off-curve point is refused with the flag too, named by index
+     * (the decoding runs in parallel: the first failing one is named) */
+    size_t as = section_off(b, len, 5);
+    b[as + 96 * 2 + 50] ^= 1;
+    b[hs + 96 + 50] ^= 1;
+    assert_int_equal(cz_snarkjs_zkey_parse(&z, b, len, CZ_SNARKJS_NO_SUBGROUP_CHECK, pool, &e),
+                     CZ_ERR_NOT_ON_CURVE);
+    assert_non_null(strstr(e.msg, "section 5 (A) point 2"));
+    cz_pool_destroy(pool);
     free(b);
 }
 

@@ -10,6 +10,9 @@
  *  - cz_quotient_h against naive polynomial arithmetic: A, B random of
  *    degree < m, A·B = H·Z + C by long division by Z = X^m − 1, a, b, c
  *    the Horner evaluations on the domain; the result must be H;
+ *  - cz_quotient_odd_coset against Horner: A, B, C random of degree < m,
+ *    a, b, c their evaluations on the domain, the result must be
+ *    A·B − C evaluated at s·w^k (s = w_2m) for every k;
  *  - every result identical with a NULL pool and pools of 1, 2, 4 threads;
  *  - everything twice, on the AVX-512 IFMA kernels (where the CPU has
  *    them) and on the scalar ones, and the two bit-identical.
@@ -348,6 +351,47 @@ static void quotient_naive(void **state)
     }
 }
 
+static void quotient_odd_coset_naive(void **state)
+{
+    (void)state;
+    for (unsigned L = 0; L <= QUOT_NAIVE_MAX_LOG; L++) {
+        size_t m = (size_t)1 << L;
+        cz_ntt_domain *d;
+        assert_int_equal(cz_ntt_domain_create(&d, L, NULL), CZ_OK);
+        cz_fr *P[3], *ev[3], *co[3];
+        cz_fr w, s, one = CZ_FR_ONE;
+        root(&w, L);
+        root(&s, L + 1);
+        for (int i = 0; i < 3; i++) {
+            P[i] = alloc_fr(m);
+            ev[i] = alloc_fr(m);
+            co[i] = alloc_fr(m);
+            rand_vec(P[i], m);
+            naive_eval(ev[i], P[i], m, &w, &one, &one); /* on <w> */
+            naive_eval(co[i], P[i], m, &w, &s, &one);   /* on s·<w> */
+        }
+        cz_fr *want = alloc_fr(m), *x[3];
+        for (size_t k = 0; k < m; k++) {
+            cz_fr_mul(&want[k], &co[0][k], &co[1][k]);
+            cz_fr_sub(&want[k], &want[k], &co[2][k]);
+        }
+        for (int i = 0; i < 3; i++) x[i] = alloc_fr(m);
+        for (int p = 0; p < NPOOLS; p++) {
+            for (int i = 0; i < 3; i++) memcpy(x[i], ev[i], m * sizeof(cz_fr));
+            cz_quotient_odd_coset(pools[p], d, x[0], x[1], x[2]);
+            assert_fr_vec_equal(x[0], want, m);
+        }
+        for (int i = 0; i < 3; i++) {
+            free(P[i]);
+            free(ev[i]);
+            free(co[i]);
+            free(x[i]);
+        }
+        free(want);
+        cz_ntt_domain_free(d);
+    }
+}
+
 /* Larger quotient: a·b − c where c = a·b pointwise on the domain except for
  * a multiple of Z... i.e. any consistent witness; checked by the defining
  * identity at a random point z: A(z)·B(z) − C(z) = H(z)·(z^m − 1). */
@@ -449,7 +493,7 @@ static void simd_matches_scalar(void **state)
         cz_fr *x[2][3];
         for (int v = 0; v < 2; v++)
             for (int i = 0; i < 3; i++) assert_non_null(x[v][i] = malloc(n * sizeof(cz_fr)));
-        for (int op = 0; op < 5; op++) {
+        for (int op = 0; op < 6; op++) {
             for (int i = 0; i < 3; i++)
                 for (size_t j = 0; j < n; j++) cz_rng_fr(&x[0][i][j]);
             for (int i = 0; i < 3; i++) memcpy(x[1][i], x[0][i], n * sizeof(cz_fr));
@@ -461,7 +505,8 @@ static void simd_matches_scalar(void **state)
                 case 1: cz_ntt_inverse(pool, d, x[v][0]); break;
                 case 2: cz_ntt_coset_forward(pool, d, x[v][0]); break;
                 case 3: cz_ntt_coset_inverse(pool, d, x[v][0]); break;
-                default: cz_quotient_h(pool, d, x[v][0], x[v][1], x[v][2]); break;
+                case 4: cz_quotient_h(pool, d, x[v][0], x[v][1], x[v][2]); break;
+                default: cz_quotient_odd_coset(pool, d, x[v][0], x[v][1], x[v][2]); break;
                 }
             }
             cz_ntt_set_simd(prev);
@@ -481,7 +526,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(domain_args),    cmocka_unit_test(naive_small_backends),
         cmocka_unit_test(spot_large),     cmocka_unit_test(roundtrip_big),
-        cmocka_unit_test(quotient_naive), cmocka_unit_test(quotient_identity),
+        cmocka_unit_test(quotient_naive), cmocka_unit_test(quotient_odd_coset_naive),
+        cmocka_unit_test(quotient_identity),
         cmocka_unit_test(simd_matches_scalar),
     };
     /* every test on the default kernels (AVX-512 IFMA where the CPU has
