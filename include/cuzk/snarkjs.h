@@ -185,9 +185,10 @@ CZ_WUR cz_status cz_snarkjs_zkey_from_params(cz_snarkjs_zkey **out, const cz_gro
 CZ_WUR cz_status cz_snarkjs_zkey_to_params(const cz_snarkjs_zkey *z, cz_pool *pool, cz_groth16_params **params,
                                            cz_pce **shape, cz_errbuf *err);
 /* a, b from the §4 coefficients and c = a∘b, in cuzk's row order (domain
- * size elements each), for proving with cz_snarkjs_zkey_to_params output. */
+ * size elements each), for proving with cz_snarkjs_zkey_to_params output.
+ * In parallel on pool (may be NULL); the result does not depend on it. */
 CZ_WUR cz_status cz_snarkjs_eval_abc(const cz_snarkjs_zkey *z, const cz_fr *w, size_t n, cz_fr *a, cz_fr *b,
-                                     cz_fr *c, cz_errbuf *err);
+                                     cz_fr *c, cz_pool *pool, cz_errbuf *err);
 /* The verifying key of a zkey in cuzk's form (ic copied, malloc'd). */
 CZ_WUR cz_status cz_snarkjs_zkey_vk(cz_groth16_vk *vk, const cz_snarkjs_zkey *z);
 /* A snarkjs JSON verifying key in cuzk's form (beta_g1/delta_g1 unset:

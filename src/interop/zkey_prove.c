@@ -121,7 +121,7 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
         goto done;
     }
     /* a, b from §4 and c = a∘b, already in cuzk's row order */
-    if ((st = cz_snarkjs_eval_abc(z, w, n, a, b, c, err)) != CZ_OK) goto done;
+    if ((st = cz_snarkjs_eval_abc(z, w, n, a, b, c, pool, err)) != CZ_OK) goto done;
     /* a <- (A·B − C) on the odd coset w_2n·<w_n>, in cuzk's order */
     cz_quotient_odd_coset(pool, d, a, b, c);
     /* gathered into snarkjs's H order as scalars (b is free scratch now) */

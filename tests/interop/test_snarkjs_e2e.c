@@ -286,7 +286,15 @@ static void zkey_converted_to_params(void **state)
     size_t m = z->domain_size;
     cz_witness wit = {w->w, w->w + z->n_public + 1, z->n_public + 1, w->n - z->n_public - 1, m};
     cz_groth16_input in = {malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), malloc(m * sizeof(cz_fr)), m, &wit};
-    assert_int_equal(cz_snarkjs_eval_abc(z, w->w, w->n, in.a, in.b, in.c, &e), CZ_OK);
+    assert_int_equal(cz_snarkjs_eval_abc(z, w->w, w->n, in.a, in.b, in.c, pool, &e), CZ_OK);
+    /* split by row range on the pool: the same rows as one serial pass */
+    cz_fr *ser = malloc(3 * m * sizeof(cz_fr));
+    assert_non_null(ser);
+    assert_int_equal(cz_snarkjs_eval_abc(z, w->w, w->n, ser, ser + m, ser + 2 * m, NULL, &e), CZ_OK);
+    assert_memory_equal(ser, in.a, m * sizeof(cz_fr));
+    assert_memory_equal(ser + m, in.b, m * sizeof(cz_fr));
+    assert_memory_equal(ser + 2 * m, in.c, m * sizeof(cz_fr));
+    free(ser);
     uint8_t proof[192];
     st = cz_groth16_prove(params, shape, &in, pool, NULL, proof, NULL, &e);
     if (st != CZ_OK) fail_msg("prove: %s", e.msg);
