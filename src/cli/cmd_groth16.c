@@ -299,7 +299,12 @@ static int snarkjs_prove(const cz_args *a)
     cz_snarkjs_wtns *w = NULL;
     cz_snarkjs_r1cs *r = NULL;
     int rc = CZ_EXIT_FAIL;
-    cz_status st = cz_pool_create(&pool, (unsigned)cz_opt_num(a, "--threads", 0), "cz-cli");
+    /* --threads counts the calling thread, which takes part in every
+     * parallel call: T threads are T - 1 workers (T workers put T + 1
+     * threads on T cores, as the prover back-end found) */
+    long threads = cz_opt_num(a, "--threads", 0);
+    if (threads <= 0) threads = sysconf(_SC_NPROCESSORS_ONLN);
+    cz_status st = threads > 1 ? cz_pool_create(&pool, (unsigned)(threads - 1), "cz-cli") : CZ_OK;
     /* The query points' subgroup test is most of the cost of reading a key
      * (~70 s of 75 s at 2^20 on two cores) and is not needed for a correct
      * proof: cz_snarkjs_prove refuses any proof it would have changed (see

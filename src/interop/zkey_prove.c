@@ -135,7 +135,7 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
     size_t npriv = (size_t)z->n_vars - z->n_public - 1;
     /* C and H in one MSM: both enter pi_c with coefficient 1, and one
      * Pippenger over both shares the bucket reductions */
-    const cz_msm_g1_seg ch[2] = {{z->c, ws + z->n_public + 1, npriv}, {z->h, hs, dn}};
+    const cz_msm_g1_seg ch[2] = {{z->h, hs, dn}, {z->c, ws + z->n_public + 1, npriv}};
     if ((st = cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) != CZ_OK ||
         (st = cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) != CZ_OK ||
         (st = cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) != CZ_OK ||
