@@ -173,6 +173,50 @@ static cz_status read_g2_array(cz_g2_affine **out, const cz_binfile *f, uint32_t
     return st;
 }
 
+/* §4 entries, 44 bytes each (u32 matrix, constraint, signal; 32-byte
+ * value), decoded in parallel (a 2^20 key has millions). */
+static uint64_t le_u64(const uint8_t *b, int n)
+{
+    uint64_t w = 0;
+    for (int j = 0; j < n; j++) w |= (uint64_t)b[j] << (8 * j);
+    return w;
+}
+
+static cz_status coef_decode(cz_zkey_coef *c, const uint8_t *rec, const cz_snarkjs_zkey *z)
+{
+    c->matrix = (uint32_t)le_u64(rec, 4);
+    c->constraint = (uint32_t)le_u64(rec + 4, 4);
+    c->signal = (uint32_t)le_u64(rec + 8, 4);
+    if (c->matrix > 1 || c->constraint >= z->domain_size || c->signal >= z->n_vars) return CZ_ERR_FORMAT;
+    /* stored: c·R^2 mod r, which must be < r. Its Montgomery reduction is
+     * c·R, exactly cuzk's Montgomery form of c. */
+    cz_fr s;
+    for (int k = 0; k < 4; k++) s.l[k] = le_u64(rec + 12 + 8 * k, 8);
+    int k = 3;
+    while (k > 0 && s.l[k] == CZ_FR_MODULUS[k]) k--;
+    if (s.l[k] >= CZ_FR_MODULUS[k]) return CZ_ERR_NOT_CANONICAL;
+    cz_fr_to_raw(c->value.l, &s);
+    return CZ_OK;
+}
+
+typedef struct {
+    cz_snarkjs_zkey *z;
+    const uint8_t *in;
+    _Atomic size_t first_bad;
+} coef_ctx;
+
+static void coef_range(void *arg, size_t lo, size_t hi)
+{
+    coef_ctx *x = arg;
+    for (size_t i = lo; i < hi; i++) {
+        if (atomic_load_explicit(&x->first_bad, memory_order_relaxed) < i) return;
+        if (coef_decode(&x->z->coefs[i], x->in + 44 * i, x->z) != CZ_OK) {
+            note_bad(&x->first_bad, i);
+            return;
+        }
+    }
+}
+
 static cz_status header_point_g1(cz_g1_affine *p, cz_rd *rd, const char *name, cz_errbuf *err)
 {
     const uint8_t *b;
@@ -265,32 +309,18 @@ cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_
         st = cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for %u coefficients", ncoef);
         goto fail;
     }
-    for (uint32_t i = 0; i < ncoef; i++) {
-        cz_zkey_coef *c = &z->coefs[i];
-        const uint8_t *v = NULL;
-        (void)cz_rd_u32(&rd, &c->matrix);
-        (void)cz_rd_u32(&rd, &c->constraint);
-        (void)cz_rd_u32(&rd, &c->signal);
-        (void)cz_rd_bytes(&rd, &v, 32);
-        if (c->matrix > 1 || c->constraint >= z->domain_size || c->signal >= z->n_vars) {
+    coef_ctx cc = {z, rd.p, SIZE_MAX};
+    cz_pool_parallel_range(pool, 0, ncoef, 4096, coef_range, &cc);
+    size_t bad = atomic_load(&cc.first_bad);
+    if (bad != SIZE_MAX) {
+        cz_zkey_coef *c = &z->coefs[bad];
+        if (coef_decode(c, cc.in + 44 * bad, z) == CZ_ERR_NOT_CANONICAL)
+            st = cz_err(err, CZ_ERR_NOT_CANONICAL, "zkey: section 4 entry %zu: value >= r", bad);
+        else
             st = cz_err(err, CZ_ERR_FORMAT,
-                        "zkey: section 4 entry %u: matrix %u / constraint %u / signal %u out of range", i, c->matrix,
-                        c->constraint, c->signal);
-            goto fail;
-        }
-        /* stored: c·R^2 mod r. Its Montgomery reduction is c·R, which is
-         * exactly cuzk's Montgomery form of c. */
-        cz_fr s;
-        if (cz_fr_from_bytes_le(&s, v) != CZ_OK) {
-            st = cz_err(err, CZ_ERR_NOT_CANONICAL, "zkey: section 4 entry %u: value >= r", i);
-            goto fail;
-        }
-        for (int k = 0; k < 4; k++) {
-            uint64_t w = 0;
-            for (int j = 0; j < 8; j++) w |= (uint64_t)v[8 * k + j] << (8 * j);
-            s.l[k] = w;
-        }
-        cz_fr_to_raw(c->value.l, &s);
+                        "zkey: section 4 entry %zu: matrix %u / constraint %u / signal %u out of range", bad,
+                        c->matrix, c->constraint, c->signal);
+        goto fail;
     }
 
     uint64_t n_priv = (uint64_t)z->n_vars - z->n_public - 1;

@@ -288,6 +288,25 @@ static void corruptions_refused(void **state)
     memset(b + v + 32, 0xff, 32);
     assert_int_equal(parse_any(1, b, len, &e), CZ_ERR_NOT_CANONICAL);
     free(b);
+    /* zkey §4: a value >= r, then a signal out of range, in the last
+     * entry and then also in entry 1 (the first in file order is named) */
+    b = load("snarkjs/fixture.zkey", &len);
+    size_t cs4 = section_off(b, len, 4);
+    uint32_t nc;
+    memcpy(&nc, b + cs4, 4);
+    assert_true(nc >= 2);
+    uint8_t *last = b + cs4 + 4 + 44 * (size_t)(nc - 1), keep[44];
+    memcpy(keep, last, 44);
+    memset(last + 12, 0xff, 32);
+    assert_int_equal(parse_any(2, b, len, &e), CZ_ERR_NOT_CANONICAL);
+    char want[64];
+    snprintf(want, sizeof want, "section 4 entry %u: value >= r", nc - 1);
+    assert_non_null(strstr(e.msg, want));
+    memcpy(b + cs4 + 4 + 44 + 8, "\xff\xff\xff\x7f", 4); /* entry 1's signal */
+    assert_int_equal(parse_any(2, b, len, &e), CZ_ERR_FORMAT);
+    assert_non_null(strstr(e.msg, "section 4 entry 1: matrix"));
+    memcpy(last, keep, 44);
+    free(b);
     /* zkey: an H point moved off the curve; then one not in the subgroup */
     b = load("snarkjs/fixture.zkey", &len);
     size_t hs = section_off(b, len, 9);
