@@ -40,6 +40,28 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median wall time of k runs of a shell command (k >= 1; each a whole
+ * process: its wall time varies by ~10 % run to run). 0, or the first
+ * failing run's system() status. */
+static int median_wall_ms(const char *cmd, long k, double *ms)
+{
+    if (k < 1) k = 1;
+    double *v = calloc((size_t)k, sizeof *v);
+    if (!v) return -1;
+    int rc = 0;
+    for (long i = 0; i < k && rc == 0; i++) {
+        double t0 = cz_now_ns();
+        rc = system(cmd);
+        v[i] = (cz_now_ns() - t0) / 1e6;
+    }
+    if (rc == 0) {
+        qsort(v, (size_t)k, sizeof *v, cmp_d);
+        *ms = v[k / 2];
+    }
+    free(v);
+    return rc;
+}
+
 static double process_cpu_ms(void)
 {
     struct rusage ru;
@@ -224,19 +246,11 @@ int cz_bench_prove(int argc, char **argv)
         /* snarkjs's wall time varies by ~10% run to run: the median of
          * --snarkjs-samples runs (default 1; each is a full process) */
         long ss = cz_opt_num(&oa, "--snarkjs-samples", 1);
-        if (ss < 1) ss = 1;
-        double *sv = calloc((size_t)ss, sizeof *sv);
-        int sr = sv ? 0 : -1;
-        for (long i = 0; i < ss && sr == 0; i++) {
-            double t0 = cz_now_ns();
-            sr = system(cmd);
-            sv[i] = (cz_now_ns() - t0) / 1e6;
-        }
+        double sms, pms;
+        int sr = median_wall_ms(cmd, ss, &sms);
         if (sr != 0) {
             fprintf(stderr, "bench prove: snarkjs failed (%d): %s\n", sr, cmd);
         } else {
-            qsort(sv, (size_t)ss, sizeof *sv, cmp_d);
-            double sms = sv[ss / 2];
             cz_bench_report_add(r, "snarkjs groth16 prove (wall, median)", sms, "ms", extra);
             cz_bench_report_add(r, "speed-up vs snarkjs", sms / med, "x", extra);
             /* The same files through `cuzk prove --zkey`, a process each
@@ -251,22 +265,14 @@ int cz_bench_prove(int argc, char **argv)
                          "'%s' prove --zkey '%s' --wtns '%s' --proof /dev/null --public /dev/null --threads %ld "
                          "2> /dev/null",
                          self, zkey, wtns, (long)cz_opt_num(&oa, "--threads", 0));
-                for (long i = 0; i < ss && sr == 0; i++) {
-                    double t0 = cz_now_ns();
-                    sr = system(pcmd);
-                    sv[i] = (cz_now_ns() - t0) / 1e6;
-                }
-                if (sr != 0) {
+                if ((sr = median_wall_ms(pcmd, ss, &pms)) != 0) {
                     fprintf(stderr, "bench prove: cuzk prove --zkey failed (%d): %s\n", sr, pcmd);
                 } else {
-                    qsort(sv, (size_t)ss, sizeof *sv, cmp_d);
-                    cz_bench_report_add(r, "cuzk prove --zkey, same files (wall, median)", sv[ss / 2], "ms", extra);
-                    cz_bench_report_add(r, "speed-up vs snarkjs, process against process", sms / sv[ss / 2], "x",
-                                        extra);
+                    cz_bench_report_add(r, "cuzk prove --zkey, same files (wall, median)", pms, "ms", extra);
+                    cz_bench_report_add(r, "speed-up vs snarkjs, process against process", sms / pms, "x", extra);
                 }
             }
         }
-        free(sv);
     }
     cz_bench_report_finish(r);
     rc = 0;

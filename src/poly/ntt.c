@@ -825,16 +825,22 @@ static void quotient_blocks(void *arg, size_t lo, size_t hi)
  * interpolation D of the products a·b there is C − 2H exactly, and
  * H = (C − D)/2: C's coefficients (one inverse transform of c) replace
  * the forward coset transform of c and the subtraction on the coset. */
-void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
+/* Evaluations on <w> -> coefficients (bit-reversed, times n) for a, b, c;
+ * a, b (and c if c_coset) times s^i/n -> coset evaluations (natural
+ * order); otherwise c times 1/(2n), left as bit-reversed coefficients. */
+static void to_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c, bool c_coset)
 {
     unsigned lb = choose_log_block(d, pool);
-    /* evaluations -> coefficients (bit-reversed, times n); a, b: times
-     * s^i/n -> coset evaluations (natural order); c: times 1/(2n) */
     cz_fr *v[3] = {a, b, c};
     for (int i = 0; i < 3; i++) dif_outer(pool, d, v[i], true, lb);
-    qblk_ctx qb = {d, {a, b, c}, (size_t)1 << lb, false};
+    qblk_ctx qb = {d, {a, b, c}, (size_t)1 << lb, c_coset};
     cz_pool_parallel_range(pool, 0, d->n >> lb, 1, quotient_blocks, &qb);
-    for (int i = 0; i < 2; i++) dit_outer(pool, d, v[i], false, lb);
+    for (int i = 0; i < (c_coset ? 3 : 2); i++) dit_outer(pool, d, v[i], false, lb);
+}
+
+void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
+{
+    to_coset(pool, d, a, b, c, false);
     ab_ctx q = {a, b, NULL};
     cz_pool_parallel_range(pool, 0, d->n, 4096, ab_range, &q);
     /* coset evaluations of A·B -> n·s^i·D_i (bit-reversed); times
@@ -860,12 +866,7 @@ static void ab_sub_range(void *arg, size_t lo, size_t hi)
  * cache), then the products: six transforms and no permutation. */
 void cz_quotient_odd_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
 {
-    unsigned lb = choose_log_block(d, pool);
-    cz_fr *v[3] = {a, b, c};
-    for (int i = 0; i < 3; i++) dif_outer(pool, d, v[i], true, lb);
-    qblk_ctx qb = {d, {a, b, c}, (size_t)1 << lb, true};
-    cz_pool_parallel_range(pool, 0, d->n >> lb, 1, quotient_blocks, &qb);
-    for (int i = 0; i < 3; i++) dit_outer(pool, d, v[i], false, lb);
+    to_coset(pool, d, a, b, c, true);
     ab_ctx q = {a, b, c};
     cz_pool_parallel_range(pool, 0, d->n, 4096, ab_sub_range, &q);
 }
