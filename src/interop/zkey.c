@@ -25,11 +25,11 @@ void cz_snarkjs_zkey_free(cz_snarkjs_zkey *z)
 typedef struct {
     const cz_snarkjs_zkey *z;
     size_t n_ic, n_a, n_b1, n_b2, n_c, n_h;
-    _Atomic size_t first_bad; /* global index of a failing point, or SIZE_MAX */
 } sub_ctx;
 
-static bool check_one(const sub_ctx *s, size_t i)
+static bool check_one(void *arg, size_t i)
 {
+    const sub_ctx *s = arg;
     const cz_snarkjs_zkey *z = s->z;
     if (i < s->n_ic) return cz_g1_affine_in_subgroup(&z->ic[i]);
     i -= s->n_ic;
@@ -44,25 +44,33 @@ static bool check_one(const sub_ctx *s, size_t i)
     return cz_g1_affine_in_subgroup(&z->h[i]);
 }
 
-/* Records i as failing unless a smaller index already failed: the one
- * reported is then the first in file order, whatever the thread count. */
-static void note_bad(_Atomic size_t *first, size_t i)
+/* ok(arg, i) for i in [0, n) in parallel on pool; the first failing i in
+ * index (file) order whatever the thread count, or SIZE_MAX. A range stops
+ * at its first failure, or once a smaller index has failed. */
+typedef struct {
+    bool (*ok)(void *arg, size_t i);
+    void *arg;
+    _Atomic size_t first;
+} scan_ctx;
+
+static void scan_range(void *arg, size_t lo, size_t hi)
 {
-    size_t cur = atomic_load_explicit(first, memory_order_relaxed);
-    while (i < cur && !atomic_compare_exchange_weak(first, &cur, i)) {
+    scan_ctx *x = arg;
+    for (size_t i = lo; i < hi; i++) {
+        if (atomic_load_explicit(&x->first, memory_order_relaxed) < i) return;
+        if (x->ok(x->arg, i)) continue;
+        size_t cur = atomic_load_explicit(&x->first, memory_order_relaxed);
+        while (i < cur && !atomic_compare_exchange_weak(&x->first, &cur, i)) {
+        }
+        return;
     }
 }
 
-static void check_range(void *arg, size_t lo, size_t hi)
+static size_t first_failing(cz_pool *pool, size_t n, size_t grain, bool (*ok)(void *, size_t), void *arg)
 {
-    sub_ctx *s = arg;
-    for (size_t i = lo; i < hi; i++) {
-        if (atomic_load_explicit(&s->first_bad, memory_order_relaxed) < i) return;
-        if (!check_one(s, i)) {
-            note_bad(&s->first_bad, i);
-            return;
-        }
-    }
+    scan_ctx x = {ok, arg, SIZE_MAX};
+    cz_pool_parallel_range(pool, 0, n, grain, scan_range, &x);
+    return atomic_load(&x.first);
 }
 
 static const char *point_name(const sub_ctx *s, size_t i, size_t *idx)
@@ -85,15 +93,14 @@ static const char *point_name(const sub_ctx *s, size_t i, size_t *idx)
 static cz_status check_subgroups(const cz_snarkjs_zkey *z, bool queries, cz_pool *pool, cz_errbuf *err)
 {
     size_t n_priv = (size_t)z->n_vars - z->n_public - 1;
-    sub_ctx s = {z, (size_t)z->n_public + 1, 0, 0, 0, 0, 0, SIZE_MAX};
+    sub_ctx s = {z, (size_t)z->n_public + 1, 0, 0, 0, 0, 0};
     if (queries) {
         s.n_a = s.n_b1 = s.n_b2 = z->n_vars;
         s.n_c = n_priv;
         s.n_h = z->domain_size;
     }
     size_t total = s.n_ic + s.n_a + s.n_b1 + s.n_b2 + s.n_c + s.n_h;
-    cz_pool_parallel_range(pool, 0, total, 256, check_range, &s);
-    size_t bad = atomic_load(&s.first_bad);
+    size_t bad = first_failing(pool, total, 256, check_one, &s);
     if (bad == SIZE_MAX) return CZ_OK;
     size_t idx;
     const char *name = point_name(&s, bad, &idx);
@@ -112,7 +119,6 @@ typedef struct {
     void *out;
     const uint8_t *in;
     bool g2;
-    _Atomic size_t first_bad; /* index of the first failing point, or SIZE_MAX */
 } dec_ctx;
 
 static cz_status decode_one(const dec_ctx *d, size_t i)
@@ -121,16 +127,7 @@ static cz_status decode_one(const dec_ctx *d, size_t i)
                  : cz_zk_g1_parse(&((cz_g1_affine *)d->out)[i], d->in + 96 * i);
 }
 
-static void decode_range(void *arg, size_t lo, size_t hi)
-{
-    dec_ctx *d = arg;
-    for (size_t i = lo; i < hi; i++) {
-        if (atomic_load_explicit(&d->first_bad, memory_order_relaxed) < i) return;
-        if (decode_one(d, i) == CZ_OK) continue;
-        note_bad(&d->first_bad, i);
-        return;
-    }
-}
+static bool decode_ok(void *arg, size_t i) { return decode_one(arg, i) == CZ_OK; }
 
 static cz_status read_array(void **out, const cz_binfile *f, uint32_t id, const char *name, uint64_t count,
                             bool g2, cz_pool *pool, cz_errbuf *err)
@@ -146,9 +143,8 @@ static cz_status read_array(void **out, const cz_binfile *f, uint32_t id, const 
                       (unsigned long long)(count * pb));
     *out = malloc((count ? count : 1) * esz);
     if (!*out) return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for section %u", id);
-    dec_ctx d = {*out, p, g2, SIZE_MAX};
-    cz_pool_parallel_range(pool, 0, (size_t)count, 1024, decode_range, &d);
-    size_t bad = atomic_load(&d.first_bad);
+    dec_ctx d = {*out, p, g2};
+    size_t bad = first_failing(pool, (size_t)count, 1024, decode_ok, &d);
     if (bad == SIZE_MAX) return CZ_OK;
     /* the first failing point again, alone, for its status */
     st = decode_one(&d, bad);
@@ -202,19 +198,12 @@ static cz_status coef_decode(cz_zkey_coef *c, const uint8_t *rec, const cz_snark
 typedef struct {
     cz_snarkjs_zkey *z;
     const uint8_t *in;
-    _Atomic size_t first_bad;
 } coef_ctx;
 
-static void coef_range(void *arg, size_t lo, size_t hi)
+static bool coef_ok(void *arg, size_t i)
 {
     coef_ctx *x = arg;
-    for (size_t i = lo; i < hi; i++) {
-        if (atomic_load_explicit(&x->first_bad, memory_order_relaxed) < i) return;
-        if (coef_decode(&x->z->coefs[i], x->in + 44 * i, x->z) != CZ_OK) {
-            note_bad(&x->first_bad, i);
-            return;
-        }
-    }
+    return coef_decode(&x->z->coefs[i], x->in + 44 * i, x->z) == CZ_OK;
 }
 
 static cz_status header_point_g1(cz_g1_affine *p, cz_rd *rd, const char *name, cz_errbuf *err)
@@ -309,9 +298,8 @@ cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_
         st = cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for %u coefficients", ncoef);
         goto fail;
     }
-    coef_ctx cc = {z, rd.p, SIZE_MAX};
-    cz_pool_parallel_range(pool, 0, ncoef, 4096, coef_range, &cc);
-    size_t bad = atomic_load(&cc.first_bad);
+    coef_ctx cc = {z, rd.p};
+    size_t bad = first_failing(pool, ncoef, 4096, coef_ok, &cc);
     if (bad != SIZE_MAX) {
         cz_zkey_coef *c = &z->coefs[bad];
         if (coef_decode(c, cc.in + 44 * bad, z) == CZ_ERR_NOT_CANONICAL)
