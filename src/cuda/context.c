@@ -102,28 +102,25 @@ cz_status czc_note_failure(cz_cuda_ctx *ctx, cz_status st, cz_errbuf *err)
 /* Under ctx->lock. */
 static void set_resident(cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen)
 {
-    pthread_mutex_lock(&ctx->res_lock);
     ctx->params = p;
     ctx->params_gen = gen;
-    pthread_mutex_unlock(&ctx->res_lock);
 }
 
-bool czc_resident_now(cz_cuda_ctx *ctx, const cz_groth16_params *p, uint64_t gen)
-{
-    pthread_mutex_lock(&ctx->res_lock);
-    bool r = czc_is_resident(ctx, p, gen);
-    pthread_mutex_unlock(&ctx->res_lock);
-    return r;
-}
-
+/* Under ctx->lock. The arrays go and their set is forgotten in one step
+ * under mem_lock, so a proof's admission never sees them freed but still
+ * marked allocated (it would skip their bytes) or the reverse. */
 static void release_params_locked(cz_cuda_ctx *ctx)
 {
+    pthread_mutex_lock(&ctx->mem_lock);
     cudaFree(ctx->d_h);
     cudaFree(ctx->d_l);
     cudaFree(ctx->d_a);
     cudaFree(ctx->d_b1);
     ctx->d_h = ctx->d_l = ctx->d_a = ctx->d_b1 = NULL;
     if (ctx->dom.tw) czc_domain_free(&ctx->dom);
+    ctx->alloc_params = NULL;
+    ctx->alloc_gen = 0;
+    pthread_mutex_unlock(&ctx->mem_lock);
     set_resident(ctx, NULL, 0);
 }
 
@@ -139,7 +136,7 @@ cz_status cz_cuda_ctx_create(cz_cuda_ctx **out, const cz_cuda_opts *opts, cz_err
     if (!ctx) return cz_err(err, CZ_ERR_NOMEM, "cuda: out of host memory");
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->copy_lock, NULL);
-    pthread_mutex_init(&ctx->res_lock, NULL);
+    pthread_mutex_init(&ctx->mem_lock, NULL);
     ctx->device = dev;
     ctx->pin_bytes = opts && opts->staging_bytes ? opts->staging_bytes : (size_t)64 << 20;
     ctx->reserve = opts && opts->reserve_bytes ? opts->reserve_bytes : (size_t)512 << 20;
@@ -184,7 +181,7 @@ void cz_cuda_ctx_free(cz_cuda_ctx *ctx)
     pthread_mutex_unlock(&ctx->lock);
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->copy_lock);
-    pthread_mutex_destroy(&ctx->res_lock);
+    pthread_mutex_destroy(&ctx->mem_lock);
     free(ctx);
 }
 
@@ -274,17 +271,11 @@ cz_status cz_cuda_params_upload_gen(cz_cuda_ctx *ctx, const cz_groth16_params *p
     if (czc_is_resident(ctx, p, gen)) return czc_leave(ctx, CZ_OK, err);
     release_params_locked(ctx);
     size_t m = cz_groth16_params_domain(p), need = cz_cuda_params_device_bytes(p), avail;
+    bool mem_locked = false;
     unsigned logm = log2_exact(m);
     if (((size_t)1 << logm) != m || logm > CZ_NTT_MAX_LOG_N) {
         st = cz_err(err, CZ_ERR_INVALID_ARG, "cuda: parameter domain %zu is not a power of two <= 2^%u", m,
                     CZ_NTT_MAX_LOG_N);
-        goto out;
-    }
-    if ((st = czc_mem_free(&avail, err)) != CZ_OK) goto out;
-    if (avail < need + ctx->reserve) {
-        st = cz_err(err, CZ_ERR_BUDGET,
-                    "cuda: parameters need %.2f GiB on %s, %.2f GiB free (%.2f GiB kept in reserve)", GIB(need),
-                    ctx->name, GIB(avail), GIB(ctx->reserve));
         goto out;
     }
     struct {
@@ -293,16 +284,32 @@ cz_status cz_cuda_params_upload_gen(cz_cuda_ctx *ctx, const cz_groth16_params *p
         size_t n;
     } q[4] = { { &ctx->d_h, p->h, p->n_h }, { &ctx->d_l, p->l, p->n_l }, { &ctx->d_a, p->a, p->n_a },
                { &ctx->d_b1, p->b_g1, p->n_b } };
-    for (int k = 0; k < 4; k++) {
+    /* admission (ctx_internal.h): the check, every array and the NTT
+     * tables in one step; the set counts as allocated from then on */
+    pthread_mutex_lock(&ctx->mem_lock);
+    mem_locked = true;
+    if ((st = czc_mem_free(&avail, err)) != CZ_OK) goto out;
+    if (avail < need + ctx->reserve) {
+        st = cz_err(err, CZ_ERR_BUDGET,
+                    "cuda: parameters need %.2f GiB on %s, %.2f GiB free (%.2f GiB kept in reserve)", GIB(need),
+                    ctx->name, GIB(avail), GIB(ctx->reserve));
+        goto out;
+    }
+    for (int k = 0; k < 4; k++)
         CZC_TRY(cudaMalloc((void **)q[k].dst, (q[k].n ? q[k].n : 1) * sizeof(cz_g1_affine)));
+    if ((st = czc_domain_build(&ctx->dom, logm, ctx->s_copy, err)) != CZ_OK) goto out;
+    ctx->alloc_params = p;
+    ctx->alloc_gen = gen;
+    pthread_mutex_unlock(&ctx->mem_lock);
+    mem_locked = false;
+    for (int k = 0; k < 4; k++)
         if ((st = czc_upload(ctx, *q[k].dst, q[k].src, q[k].n * sizeof(cz_g1_affine), ctx->s_copy, NULL, err)) !=
             CZ_OK)
             goto out;
-    }
-    if ((st = czc_domain_build(&ctx->dom, logm, ctx->s_copy, err)) != CZ_OK) goto out;
     CZC_TRY(cudaStreamSynchronize(ctx->s_copy));
     set_resident(ctx, p, gen);
 out:
+    if (mem_locked) pthread_mutex_unlock(&ctx->mem_lock);
     if (st != CZ_OK) release_params_locked(ctx);
     return czc_leave(ctx, st, err);
 }
@@ -388,6 +395,10 @@ cz_status cz_cuda_msm_g1(cz_cuda_ctx *ctx, cz_g1_jac *out, const cz_g1_affine *b
     cz_scalar *d_s = NULL;
     czc_msm_cfg cfg = { window, 0 };
     size_t need = n * (sizeof *d_b + sizeof *d_s) + czc_msm_g1_scratch_bytes(n, &cfg), avail;
+    /* admission (ctx_internal.h); the scratch is allocated later, inside
+     * czc_msm_g1, and counted here */
+    pthread_mutex_lock(&ctx->mem_lock);
+    bool mem_locked = true;
     if ((st = czc_mem_free(&avail, err)) != CZ_OK) goto out;
     if (avail < need + ctx->reserve) {
         st = cz_err(err, CZ_ERR_BUDGET, "cuda msm: %zu points need %.2f GiB, %.2f GiB free", n, GIB(need),
@@ -396,10 +407,13 @@ cz_status cz_cuda_msm_g1(cz_cuda_ctx *ctx, cz_g1_jac *out, const cz_g1_affine *b
     }
     CZC_TRY(cudaMalloc((void **)&d_b, (n ? n : 1) * sizeof *d_b));
     CZC_TRY(cudaMalloc((void **)&d_s, (n ? n : 1) * sizeof *d_s));
+    pthread_mutex_unlock(&ctx->mem_lock);
+    mem_locked = false;
     if ((st = czc_upload(ctx, d_b, bases, n * sizeof *d_b, ctx->s_comp, NULL, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_s, scalars, n * sizeof *d_s, ctx->s_comp, NULL, err)) != CZ_OK) goto out;
     st = czc_msm_g1(out, d_b, d_s, n, &cfg, ctx->s_comp, err);
 out:
+    if (mem_locked) pthread_mutex_unlock(&ctx->mem_lock);
     cudaFree(d_b);
     cudaFree(d_s);
     return czc_leave(ctx, st, err);

@@ -6,9 +6,10 @@
  *     converts the witness and starts B_G2 on the CPU executor (bg), so
  *     B_G2 runs during all the device work below; density prefix sums.
  *   upload phase (no device region: only the staging buffers' lock, per
- *     czc_upload): a memory check with a clear CZ_ERR_BUDGET (this proof's
- *     working set, plus the parameters when they are not resident); this
- *     proof's device buffers and its two events; a, b, c, then witness and
+ *     czc_upload): admission under ctx->mem_lock, a memory check with a
+ *     clear CZ_ERR_BUDGET (this proof's working set, plus the parameters
+ *     when their arrays are not allocated) and this proof's device buffers
+ *     in one step; its two events; a, b, c, then witness and
  *     bitmaps, on the copy stream through the pinned double buffers (the
  *     host memcpy into one buffer overlaps the DMA out of the other); the
  *     host a/b/c are freed as soon as czc_upload has read them. With two
@@ -149,16 +150,19 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     cudaEvent_t ev_abc = NULL, ev_z = NULL; /* this proof's upload milestones */
     size_t need = cz_cuda_proof_device_bytes(params, pce), avail;
     size_t nsc = params->n_a > params->n_b ? params->n_a : params->n_b;
-    bool in_region = false, locked = false;
+    bool in_region = false, locked = false, mem_locked = false;
     if ((st = czc_check_usable(ctx, err)) != CZ_OK) goto out;
     CZC_TRY(cudaSetDevice(ctx->device));
+    /* admission (ctx_internal.h): the check and this proof's buffers in one
+     * step; the parameters count unless their arrays are allocated (they
+     * are uploaded after this proof's buffers exist, so both must fit now
+     * and the upload's own check then passes) */
+    pthread_mutex_lock(&ctx->mem_lock);
+    mem_locked = true;
     {
-        /* the parameters are uploaded after this proof's buffers exist:
-         * both must fit now (the upload's own check then passes) */
-        bool resident = czc_resident_now(ctx, params, gen);
-        size_t pneed = resident ? 0 : cz_cuda_params_device_bytes(params);
+        size_t pneed = czc_params_allocated(ctx, params, gen) ? 0 : cz_cuda_params_device_bytes(params);
         if ((st = czc_mem_free(&avail, err)) != CZ_OK) goto out;
-        if (!resident && avail < pneed + ctx->reserve) {
+        if (pneed && avail < pneed + ctx->reserve) {
             st = cz_err(err, CZ_ERR_BUDGET,
                         "cuda: parameters need %.2f GiB on %s, %.2f GiB free (%.2f GiB kept in reserve)",
                         GIB(pneed), ctx->name, GIB(avail), GIB(ctx->reserve));
@@ -180,6 +184,8 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     CZC_TRY(cudaMalloc((void **)&d_bm, (nwt ? nwt : 1) * sizeof *d_bm));
     CZC_TRY(cudaMalloc((void **)&d_pref, (nwt ? nwt : 1) * sizeof *d_pref));
     CZC_TRY(cudaMalloc((void **)&d_bad, sizeof *d_bad));
+    pthread_mutex_unlock(&ctx->mem_lock);
+    mem_locked = false;
     CZC_TRY(cudaEventCreateWithFlags(&ev_abc, cudaEventDisableTiming));
     CZC_TRY(cudaEventCreateWithFlags(&ev_z, cudaEventDisableTiming));
     /* copy stream: a, b, c, then the witness and the bitmaps; czc_upload
@@ -251,6 +257,7 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
     if ((st = czc_msm_g1(&B1, ctx->d_b1, d_sc, params->n_b, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
     t.msm_b_g1_ms = now_ms() - t4;
 out:
+    if (mem_locked) pthread_mutex_unlock(&ctx->mem_lock);
     /* Nothing of this proof stays on the device. Its uploads are finished
      * first (ev_z: the copy stream may carry other proofs' uploads too);
      * a proof whose work ends in error is not returned, even when its

@@ -15,7 +15,8 @@
  * - the budget checks, the row check, and resident parameters recognised
  *   by (pointer, generation);
  * - a proof's uploads run before its device region (the caller's lock),
- *   and two workers prove at once on one context;
+ *   and two workers prove at once on one context; a proof admitted while
+ *   the parameters' upload is in flight does not count them twice;
  * - the single-kernel entry points against the CPU library.
  */
 #include "testutil.h"
@@ -27,8 +28,10 @@
 #include "cuzk/ntt.h"
 #include "groth16/groth16_internal.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DEVICE_BYTES ((size_t)1 << 30)
 #define STAGING 4096 /* bytes: a, b, c of 2^8 elements take two rounds each */
@@ -414,6 +417,78 @@ static void test_driver_two_workers(void **state)
     }
 }
 
+/* Two first proofs of one set, the second admitted while the first's
+ * parameter upload is in flight: the arrays are allocated, not yet
+ * resident. The device holds the parameters, two proofs and the reserve,
+ * and less than a second copy of the parameters, so counting them again
+ * (asking "resident?" instead of "allocated?") refuses the second proof. */
+typedef struct {
+    cz_cuda_ctx *ctx;
+    uint64_t gen;
+    input x;
+    cz_fr rs[2];
+    uint8_t proof[192];
+    cz_status st;
+    cz_errbuf e;
+    atomic_bool done;
+    bool started;
+    pthread_t th;
+} late_proof;
+
+static void *late_main(void *arg)
+{
+    late_proof *lp = arg;
+    cz_groth16_pending *p;
+    lp->st = cz_cuda_prove_start_ex(&p, lp->ctx, C.params, lp->gen, C.pce, &lp->x.in, pool, bg, NULL, &lp->e);
+    if (lp->st == CZ_OK) {
+        cz_groth16_timings t;
+        lp->st = cz_groth16_prove_finish(p, lp->rs, lp->proof, &t, &lp->e);
+    }
+    atomic_store(&lp->done, true);
+    return NULL;
+}
+
+/* On the first proof's thread, at its parameter upload's last wait (the
+ * first cudaStreamSynchronize of the session): the second proof starts
+ * and this waits until it is refused or has allocated its buffers. */
+static void start_late(void *arg)
+{
+    late_proof *lp = arg;
+    size_t before = czd_device_bytes();
+    assert_int_equal(pthread_create(&lp->th, NULL, late_main, lp), 0);
+    lp->started = true;
+    struct timespec nap = { 0, 200 * 1000 };
+    while (!atomic_load(&lp->done) && czd_device_bytes() <= before) nanosleep(&nap, NULL);
+}
+
+static void test_driver_admitted_during_upload(void **state)
+{
+    (void)state;
+    cz_errbuf e;
+    size_t proof_bytes = cz_cuda_proof_device_bytes(C.params, C.pce);
+    for (unsigned mask = 0; mask < 4; mask++) {
+        czd_reset(resident_bytes() + 2 * proof_bytes + (1 << 20) + 4096);
+        czd_set_lazy_mask(mask);
+        late_proof lp;
+        memset(&lp, 0, sizeof lp);
+        lp.ctx = open_ctx();
+        lp.gen = cz_cuda_params_generation();
+        make_input(&lp.x, lp.rs);
+        czd_on_stream_sync(1, start_late, &lp);
+        uint8_t pr[192];
+        cz_status st = prove(lp.ctx, lp.gen, false, pr, &e);
+        if (st != CZ_OK) fail_msg("mask %u, first proof: %s", mask, e.msg);
+        assert_true(lp.started);
+        pthread_join(lp.th, NULL);
+        if (lp.st != CZ_OK) fail_msg("mask %u, proof admitted during the upload: %s", mask, lp.e.msg);
+        assert_memory_equal(pr, cpu_proof, 192);
+        assert_memory_equal(lp.proof, cpu_proof, 192);
+        assert_int_equal(czd_device_bytes(), resident_bytes());
+        cz_witness_free(&lp.x.w);
+        cz_cuda_ctx_free(lp.ctx);
+    }
+}
+
 static void test_driver_single_kernels(void **state)
 {
     (void)state;
@@ -477,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_driver_generations),
         cmocka_unit_test(test_driver_uploads_before_region),
         cmocka_unit_test(test_driver_two_workers),
+        cmocka_unit_test(test_driver_admitted_during_upload),
         cmocka_unit_test(test_driver_single_kernels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

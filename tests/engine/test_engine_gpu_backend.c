@@ -200,7 +200,7 @@ static void test_resident_identity(void **state)
     assert_true(g1 != 0 && g2 != 0 && g1 != g2);
     cz_cuda_ctx *ctx = calloc(1, sizeof *ctx);
     pthread_mutex_init(&ctx->lock, NULL);
-    pthread_mutex_init(&ctx->res_lock, NULL);
+    pthread_mutex_init(&ctx->mem_lock, NULL);
     ctx->device = 0;
     static cz_groth16_params p; /* one address, two "loads" */
     ctx->params = &p;
@@ -218,7 +218,7 @@ static void test_resident_identity(void **state)
         assert_null(ctx->params);
     }
     pthread_mutex_destroy(&ctx->lock);
-    pthread_mutex_destroy(&ctx->res_lock);
+    pthread_mutex_destroy(&ctx->mem_lock);
     free(ctx);
 }
 #endif

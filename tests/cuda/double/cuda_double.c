@@ -50,6 +50,9 @@ static struct {
     size_t total, used, nalloc;
     uint64_t mallocs, calls, h2d, h2d_queued;
     uint64_t fail_malloc, fail_call; /* absolute counts at which to fail; 0: none */
+    uint64_t syncs, hook_sync;       /* cudaStreamSynchronize calls; the one that runs the hook (0: none) */
+    void (*hook)(void *);
+    void *hook_arg;
     bool sticky, broken;
     cudaError_t last;
     unsigned lazy_mask, nstreams;
@@ -498,6 +501,18 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
+    /* the hook runs first, outside the lock, so that it can drive other
+     * threads' calls while this one waits */
+    void (*hook)(void *) = NULL;
+    void *hook_arg = NULL;
+    lock();
+    if (++D.syncs == D.hook_sync) {
+        hook = D.hook;
+        hook_arg = D.hook_arg;
+        D.hook_sync = 0;
+    }
+    unlock();
+    if (hook) hook(hook_arg);
     cudaError_t e = enter();
     if (e == cudaSuccess) {
         run_stream(s, UINT64_MAX);
@@ -626,6 +641,15 @@ void czd_fail_malloc_at(unsigned k)
 {
     lock();
     D.fail_malloc = k ? D.mallocs + k : 0;
+    unlock();
+}
+
+void czd_on_stream_sync(unsigned k, void (*fn)(void *), void *arg)
+{
+    lock();
+    D.hook_sync = k && fn ? D.syncs + k : 0;
+    D.hook = fn;
+    D.hook_arg = arg;
     unlock();
 }
 

@@ -27,6 +27,8 @@
  *   device's launch lists (tests/cuda/ntt_replay.h, with small tiles), the
  *   row check, scalar conversion, density gather; the MSM by the CPU
  *   library. Results are compared bit for bit with the CPU prover.
+ * - A hook: the k-th cudaStreamSynchronize can first call the test back,
+ *   outside the lock, to interleave another thread's calls at that point.
  * - Faults: the k-th cudaMalloc from now can fail with
  *   cudaErrorMemoryAllocation; the k-th runtime or kernel call can fail
  *   with cudaErrorLaunchFailure, once or sticky (every later call fails,
@@ -67,6 +69,12 @@ void czd_fail_malloc_at(unsigned k);
 /* The k-th runtime or kernel call from now (1-based) fails with
  * cudaErrorLaunchFailure; sticky: that call and every later one. */
 void czd_fail_call_at(unsigned k, bool sticky);
+
+/* The k-th cudaStreamSynchronize from now (1-based) first calls fn(arg)
+ * on its own thread, outside the double's lock, and then synchronises;
+ * once. k = 0 or fn = NULL disarms. What lets a test stop one thread at a
+ * known point (a parameter upload's last wait) while others call in. */
+void czd_on_stream_sync(unsigned k, void (*fn)(void *), void *arg);
 
 /* Device bytes and allocations outstanding now. */
 size_t czd_device_bytes(void);
