@@ -243,7 +243,10 @@ CZ_WUR cz_status cz_msm_##G##_tables_density(cz_##G##_jac *out,                 
                                              const cz_msm_opts *opts);                      \
 /* cz_msm_##G##_concat with a table set per segment: tabs[k] (tabs itself may be NULL)  */  \
 /* is NULL for a plain segment, else the set of segs[k]'s bases (segs[k].bases NULL or  */  \
-/* the set's bases, segs[k].n the set's n: CZ_ERR_MISMATCH otherwise).                  */  \
+/* the set's bases, segs[k].n the set's n: CZ_ERR_MISMATCH otherwise). Segments of one  */  \
+/* digit width (plain, or tables of one bits) share a Pippenger; each width is a run of */  \
+/* its own (a plain segment never takes a table's window), the runs' sums added; info  */  \
+/* gives the plan of the run over the most points and every run's counts.              */  \
 CZ_WUR cz_status cz_msm_##G##_tables_concat(cz_##G##_jac *out, const cz_msm_##G##_seg *segs, \
                                             const cz_msm_##G##_tables *const *tabs,         \
                                             size_t nsegs, cz_pool *pool,                    \

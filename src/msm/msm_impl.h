@@ -1138,7 +1138,66 @@ static cz_status S(concat)(JAC *out, const SEG_T *segs, const TAB_T *const *tabs
         ns[0] = 0;
         tabs = NULL;
     }
-    return S(run)(out, b, sc, ns, tabs, nsegs ? (unsigned)nsegs : 1, 0, NULL, pool, opts);
+    /* Segments of different digit widths (a table set's bits, or plain)
+     * share no windows: one run plans one c for all of them, and a plain
+     * segment at a wide table window pays a bucket reduction in each of
+     * its windows for its few general scalars (at 2^20, H with 13 tables
+     * of 20 bits and a plain L: H + L 4.07 s together, BENCHMARKS.md "Where
+     * the non-IFMA proof's time is bounded"). So each width is a run of its
+     * own, and the runs' sums are added. */
+    unsigned width[CZ_MSM_MAX_SEGS], nw = 0;
+    for (size_t k = 0; k < nsegs; k++) {
+        unsigned wk = tabs && tabs[k] ? tabs[k]->bits : 0;
+        unsigned g = 0;
+        while (g < nw && width[g] != wk) g++;
+        if (g == nw) width[nw++] = wk;
+    }
+    if (nw <= 1) return S(run)(out, b, sc, ns, tabs, nsegs ? (unsigned)nsegs : 1, 0, NULL, pool, opts);
+    cz_msm_info *info = opts ? opts->info : NULL, part, best;
+    cz_msm_opts o = opts ? *opts : (cz_msm_opts){0};
+    o.info = &part;
+    size_t most = 0, cnt[3] = {0, 0, 0}, scratch = 0;
+    unsigned ntab = 0;
+    E(jac_set_infinity)(out);
+    for (unsigned g = 0; g < nw; g++) {
+        const AFF *gb[CZ_MSM_MAX_SEGS];
+        const cz_scalar *gs[CZ_MSM_MAX_SEGS];
+        const TAB_T *gt[CZ_MSM_MAX_SEGS];
+        size_t gn[CZ_MSM_MAX_SEGS], npts = 0;
+        unsigned m = 0;
+        for (size_t k = 0; k < nsegs; k++) {
+            if ((tabs && tabs[k] ? tabs[k]->bits : 0) != width[g]) continue;
+            gb[m] = b[k];
+            gs[m] = sc[k];
+            gn[m] = ns[k];
+            gt[m] = tabs ? tabs[k] : NULL;
+            npts += ns[k];
+            m++;
+        }
+        JAC r;
+        cz_status st = S(run)(&r, gb, gs, gn, gt, m, 0, NULL, pool, &o);
+        if (st != CZ_OK) return st;
+        E(jac_add_var)(out, out, &r);
+        /* info: the plan of the run over the most points, every run's counts */
+        if (g == 0 || npts > most) {
+            most = npts;
+            best = part;
+        }
+        cnt[0] += part.n_zero;
+        cnt[1] += part.n_one;
+        cnt[2] += part.n_general;
+        if (part.scratch_bytes > scratch) scratch = part.scratch_bytes;
+        if (part.tables > ntab) ntab = part.tables;
+    }
+    if (info) {
+        *info = best;
+        info->n_zero = cnt[0];
+        info->n_one = cnt[1];
+        info->n_general = cnt[2];
+        info->scratch_bytes = scratch;
+        info->tables = ntab;
+    }
+    return CZ_OK;
 }
 
 cz_status MSM_PUB(_concat)(JAC *out, const SEG_T *segs, size_t nsegs, cz_pool *pool,
