@@ -72,8 +72,12 @@ typedef struct {
     cz_fr *w;     /* Montgomery form; w[0] is 1 for a circom witness */
 } cz_snarkjs_wtns;
 
-CZ_WUR cz_status cz_snarkjs_wtns_parse(cz_snarkjs_wtns **out, const uint8_t *buf, size_t len, cz_errbuf *err);
-CZ_WUR cz_status cz_snarkjs_wtns_read(cz_snarkjs_wtns **out, const char *path, cz_errbuf *err);
+/* Values are decoded on pool (NULL: serially); a value >= r is refused
+ * (CZ_ERR_NOT_CANONICAL) and the first in file order is named, whatever
+ * the thread count. */
+CZ_WUR cz_status cz_snarkjs_wtns_parse(cz_snarkjs_wtns **out, const uint8_t *buf, size_t len, cz_pool *pool,
+                                       cz_errbuf *err);
+CZ_WUR cz_status cz_snarkjs_wtns_read(cz_snarkjs_wtns **out, const char *path, cz_pool *pool, cz_errbuf *err);
 /* Writes a version-2 .wtns file. */
 CZ_WUR cz_status cz_snarkjs_wtns_write(const char *path, const cz_fr *w, size_t n, cz_errbuf *err);
 void cz_snarkjs_wtns_free(cz_snarkjs_wtns *w);

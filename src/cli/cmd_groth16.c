@@ -312,7 +312,7 @@ static int snarkjs_prove(const cz_args *a)
      * name the point. */
     bool check_key = cz_opt_flag(a, "--check-key");
     if (st == CZ_OK) st = cz_snarkjs_zkey_read(&z, zk, check_key ? 0 : CZ_SNARKJS_NO_SUBGROUP_CHECK, pool, &e);
-    if (st == CZ_OK) st = cz_snarkjs_wtns_read(&w, wt, &e);
+    if (st == CZ_OK) st = cz_snarkjs_wtns_read(&w, wt, pool, &e);
     if (st == CZ_OK && r1) {
         size_t bad;
         if ((st = cz_snarkjs_r1cs_read(&r, r1, &e)) == CZ_OK) st = cz_snarkjs_r1cs_check(r, w->w, w->n, &bad, &e);

@@ -1,6 +1,7 @@
 #include "binfile.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -58,6 +59,32 @@ void cz_binfile_close(cz_binfile *f)
     free(f->secs);
     f->secs = NULL;
     f->nsec = 0;
+}
+
+typedef struct {
+    bool (*ok)(void *arg, size_t i);
+    void *arg;
+    _Atomic size_t first;
+} scan_ctx;
+
+static void scan_range(void *arg, size_t lo, size_t hi)
+{
+    scan_ctx *x = arg;
+    for (size_t i = lo; i < hi; i++) {
+        if (atomic_load_explicit(&x->first, memory_order_relaxed) < i) return;
+        if (x->ok(x->arg, i)) continue;
+        size_t cur = atomic_load_explicit(&x->first, memory_order_relaxed);
+        while (i < cur && !atomic_compare_exchange_weak(&x->first, &cur, i)) {
+        }
+        return;
+    }
+}
+
+size_t cz_bin_first_failing(cz_pool *pool, size_t n, size_t grain, bool (*ok)(void *, size_t), void *arg)
+{
+    scan_ctx x = {ok, arg, SIZE_MAX};
+    cz_pool_parallel_range(pool, 0, n, grain, scan_range, &x);
+    return atomic_load(&x.first);
 }
 
 cz_status cz_binfile_section(const cz_binfile *f, uint32_t id, const char *name,

@@ -9,6 +9,7 @@
 
 #include "cuzk/common.h"
 #include "cuzk/curve.h"
+#include "cuzk/threadpool.h"
 #include <stdio.h>
 
 typedef struct { uint32_t id; uint64_t off, len; } cz_bin_section;
@@ -28,6 +29,14 @@ void cz_binfile_close(cz_binfile *f);
 /* The unique section `id`; CZ_ERR_FORMAT when missing or repeated. */
 cz_status cz_binfile_section(const cz_binfile *f, uint32_t id, const char *name,
                              const uint8_t **p, uint64_t *len, cz_errbuf *err);
+
+/* ok(arg, i) for every i in [0, n), in ranges of at least grain on pool
+ * (NULL: serially); returns the first failing i in index (file) order
+ * whatever the thread count, or SIZE_MAX when none fails. ok may write
+ * element i's decoded form; a range stops at its first failure, or once a
+ * smaller index has failed, so elements after a failure may be left
+ * unwritten. The readers name that index in their error. */
+size_t cz_bin_first_failing(cz_pool *pool, size_t n, size_t grain, bool (*ok)(void *arg, size_t i), void *arg);
 
 typedef struct { const uint8_t *p; uint64_t left; } cz_rd;
 

@@ -2,7 +2,6 @@
 #include "binfile.h"
 #include "cuzk/snarkjs.h"
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,35 +43,6 @@ static bool check_one(void *arg, size_t i)
     return cz_g1_affine_in_subgroup(&z->h[i]);
 }
 
-/* ok(arg, i) for i in [0, n) in parallel on pool; the first failing i in
- * index (file) order whatever the thread count, or SIZE_MAX. A range stops
- * at its first failure, or once a smaller index has failed. */
-typedef struct {
-    bool (*ok)(void *arg, size_t i);
-    void *arg;
-    _Atomic size_t first;
-} scan_ctx;
-
-static void scan_range(void *arg, size_t lo, size_t hi)
-{
-    scan_ctx *x = arg;
-    for (size_t i = lo; i < hi; i++) {
-        if (atomic_load_explicit(&x->first, memory_order_relaxed) < i) return;
-        if (x->ok(x->arg, i)) continue;
-        size_t cur = atomic_load_explicit(&x->first, memory_order_relaxed);
-        while (i < cur && !atomic_compare_exchange_weak(&x->first, &cur, i)) {
-        }
-        return;
-    }
-}
-
-static size_t first_failing(cz_pool *pool, size_t n, size_t grain, bool (*ok)(void *, size_t), void *arg)
-{
-    scan_ctx x = {ok, arg, SIZE_MAX};
-    cz_pool_parallel_range(pool, 0, n, grain, scan_range, &x);
-    return atomic_load(&x.first);
-}
-
 static const char *point_name(const sub_ctx *s, size_t i, size_t *idx)
 {
     const size_t n[6] = {s->n_ic, s->n_a, s->n_b1, s->n_b2, s->n_c, s->n_h};
@@ -100,7 +70,7 @@ static cz_status check_subgroups(const cz_snarkjs_zkey *z, bool queries, cz_pool
         s.n_h = z->domain_size;
     }
     size_t total = s.n_ic + s.n_a + s.n_b1 + s.n_b2 + s.n_c + s.n_h;
-    size_t bad = first_failing(pool, total, 256, check_one, &s);
+    size_t bad = cz_bin_first_failing(pool, total, 256, check_one, &s);
     if (bad == SIZE_MAX) return CZ_OK;
     size_t idx;
     const char *name = point_name(&s, bad, &idx);
@@ -144,7 +114,7 @@ static cz_status read_array(void **out, const cz_binfile *f, uint32_t id, const 
     *out = malloc((count ? count : 1) * esz);
     if (!*out) return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for section %u", id);
     dec_ctx d = {*out, p, g2};
-    size_t bad = first_failing(pool, (size_t)count, 1024, decode_ok, &d);
+    size_t bad = cz_bin_first_failing(pool, (size_t)count, 1024, decode_ok, &d);
     if (bad == SIZE_MAX) return CZ_OK;
     /* the first failing point again, alone, for its status */
     st = decode_one(&d, bad);
@@ -299,7 +269,7 @@ cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_
         goto fail;
     }
     coef_ctx cc = {z, rd.p};
-    size_t bad = first_failing(pool, ncoef, 4096, coef_ok, &cc);
+    size_t bad = cz_bin_first_failing(pool, ncoef, 4096, coef_ok, &cc);
     if (bad != SIZE_MAX) {
         cz_zkey_coef *c = &z->coefs[bad];
         if (coef_decode(c, cc.in + 44 * bad, z) == CZ_ERR_NOT_CANONICAL)

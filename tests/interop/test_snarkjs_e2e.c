@@ -68,7 +68,7 @@ static void cuzk_proves_snarkjs_verifies(void **state)
     cz_pool *pool;
     assert_int_equal(cz_pool_create(&pool, 2, "e2e"), CZ_OK);
     assert_int_equal(cz_snarkjs_zkey_read(&z, cz_vector_path("snarkjs/fixture.zkey"), 0, pool, &e), CZ_OK);
-    assert_int_equal(cz_snarkjs_wtns_read(&w, cz_vector_path("snarkjs/fixture.wtns"), &e), CZ_OK);
+    assert_int_equal(cz_snarkjs_wtns_read(&w, cz_vector_path("snarkjs/fixture.wtns"), NULL, &e), CZ_OK);
     cz_groth16_proof_pts p;
     cz_status st = cz_snarkjs_prove(&p, z, w->w, w->n, pool, NULL, &e);
     if (st != CZ_OK) fail_msg("prove: %s", e.msg);
@@ -278,7 +278,7 @@ static void zkey_converted_to_params(void **state)
     cz_snarkjs_zkey *z;
     cz_snarkjs_wtns *w;
     assert_int_equal(cz_snarkjs_zkey_read(&z, cz_vector_path("snarkjs/fixture.zkey"), 0, pool, &e), CZ_OK);
-    assert_int_equal(cz_snarkjs_wtns_read(&w, cz_vector_path("snarkjs/fixture.wtns"), &e), CZ_OK);
+    assert_int_equal(cz_snarkjs_wtns_read(&w, cz_vector_path("snarkjs/fixture.wtns"), NULL, &e), CZ_OK);
     cz_groth16_params *params;
     cz_pce *shape;
     cz_status st = cz_snarkjs_zkey_to_params(z, pool, &params, &shape, &e);

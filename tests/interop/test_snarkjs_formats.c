@@ -26,7 +26,7 @@ static void r1cs_and_witness_agree(void **state)
     cz_snarkjs_r1cs *r;
     cz_snarkjs_wtns *w;
     assert_int_equal(cz_snarkjs_r1cs_read(&r, cz_vector_path("snarkjs/fixture.r1cs"), &e), CZ_OK);
-    assert_int_equal(cz_snarkjs_wtns_read(&w, cz_vector_path("snarkjs/fixture.wtns"), &e), CZ_OK);
+    assert_int_equal(cz_snarkjs_wtns_read(&w, cz_vector_path("snarkjs/fixture.wtns"), NULL, &e), CZ_OK);
     /* fixture.circom: public input x, private a, b, one output; 20 steps */
     assert_int_equal(r->n_pub_out, 1);
     assert_int_equal(r->n_pub_in, 1);
@@ -96,7 +96,7 @@ static void zkey_matches_vk_and_public(void **state)
 
     /* public.json lists outputs then public inputs = witness[1..nPublic] */
     cz_snarkjs_wtns *w;
-    assert_int_equal(cz_snarkjs_wtns_read(&w, cz_vector_path("snarkjs/fixture.wtns"), &e), CZ_OK);
+    assert_int_equal(cz_snarkjs_wtns_read(&w, cz_vector_path("snarkjs/fixture.wtns"), NULL, &e), CZ_OK);
     char *pubj = load_text("snarkjs/public.json");
     cz_fr *x;
     size_t n;
@@ -197,7 +197,7 @@ static void truncations_refused(void **state)
                 assert_null(r);
             } else if (f == 1) {
                 cz_snarkjs_wtns *w;
-                st = cz_snarkjs_wtns_parse(&w, copy, cut, &e);
+                st = cz_snarkjs_wtns_parse(&w, copy, cut, NULL, &e);
                 assert_null(w);
             } else {
                 cz_snarkjs_zkey *z;
@@ -222,7 +222,7 @@ static cz_status parse_any(int f, const uint8_t *b, size_t len, cz_errbuf *e)
         cz_snarkjs_r1cs_free(r);
     } else if (f == 1) {
         cz_snarkjs_wtns *w;
-        st = cz_snarkjs_wtns_parse(&w, b, len, e);
+        st = cz_snarkjs_wtns_parse(&w, b, len, NULL, e);
         cz_snarkjs_wtns_free(w);
     } else {
         cz_snarkjs_zkey *z;
@@ -465,12 +465,61 @@ static void vk_identity_ic(void **state)
     cz_snarkjs_zkey_free(z);
 }
 
+/* A witness large enough to be decoded in several ranges: the same
+ * values serially and on a pool, and the first value >= r in file order
+ * is the one named, whichever range finds its own first. */
+static void wtns_parallel_decode(void **state)
+{
+    (void)state;
+    enum { N = 50000 };
+    cz_fr *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    cz_fr g;
+    cz_fr_from_u64(&g, 0x9e3779b97f4a7c15ULL);
+    cz_fr_from_u64(&v[0], 1);
+    for (size_t i = 1; i < N; i++) cz_fr_mul(&v[i], &v[i - 1], &g); /* full-width values */
+    char path[] = "/tmp/cz_wtns_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    cz_errbuf e = {{0}};
+    assert_int_equal(cz_snarkjs_wtns_write(path, v, N, &e), CZ_OK);
+    size_t len;
+    uint8_t *b = cz_read_file(path, &len);
+    unlink(path);
+    assert_non_null(b);
+    size_t vs = section_off(b, len, 2);
+    cz_pool *pool;
+    assert_int_equal(cz_pool_create(&pool, 2, "t-wtns"), CZ_OK);
+    for (int k = 0; k < 2; k++) {
+        cz_snarkjs_wtns *w;
+        assert_int_equal(cz_snarkjs_wtns_parse(&w, b, len, k ? pool : NULL, &e), CZ_OK);
+        assert_int_equal(w->n, N);
+        for (size_t i = 0; i < N; i++) assert_true(cz_fr_eq(&w->w[i], &v[i]));
+        cz_snarkjs_wtns_free(w);
+    }
+    /* bad values in the last and the middle ranges: the earlier is named */
+    memset(b + vs + 32 * (size_t)40000, 0xff, 32);
+    memset(b + vs + 32 * (size_t)30001, 0xff, 32);
+    for (int k = 0; k < 2; k++) {
+        cz_snarkjs_wtns *w;
+        memset(&e, 0, sizeof e);
+        assert_int_equal(cz_snarkjs_wtns_parse(&w, b, len, k ? pool : NULL, &e), CZ_ERR_NOT_CANONICAL);
+        assert_null(w);
+        assert_non_null(strstr(e.msg, "value 30001 is >= r"));
+    }
+    cz_pool_destroy(pool);
+    free(b);
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(r1cs_and_witness_agree), cmocka_unit_test(zkey_matches_vk_and_public),
         cmocka_unit_test(truncations_refused),    cmocka_unit_test(corruptions_refused),
         cmocka_unit_test(json_refusals),          cmocka_unit_test(vk_identity_ic),
+        cmocka_unit_test(wtns_parallel_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
