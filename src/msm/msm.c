@@ -65,9 +65,11 @@
 #define TAB_T cz_msm_g2_tables
 #define TAB_S cz_msm_g2_tables
 #if CZ_MSM_HAVE_X8
-#define FLUSH_X8 cz__msm_g2_flush_x8
-#define X8_SCRATCH(cap) cz__msm_g2_x8_scratch(cap)
-#define X8_USABLE() (cz__msm_lanes() == CZ_MSM_LANES_IFMA)
+#define FLUSH_X8 cz__msm_g2_flush_lanes
+#define X8_SCRATCH(cap) cz__msm_g2_lanes_scratch(cap)
+#define X8_USABLE() (cz__msm_lanes() != CZ_MSM_LANES_NONE)
+#define X8_PLAN() (cz__msm_lanes() == CZ_MSM_LANES_IFMA)
+#define X8_MIN_BATCH() (cz__msm_lanes() == CZ_MSM_LANES_AVX2 ? CZ_MSM_X16_MIN_BATCH : CZ_MSM_X8_MIN_BATCH)
 #endif
 #include "msm_impl.h"
 #undef FLUSH_NORM

@@ -74,6 +74,18 @@ void cz__msm_g1_flush_lanes(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned
     else cz__msm_g1_flush_x8(bk, e, n, scratch);
 }
 
+size_t cz__msm_g2_lanes_scratch(unsigned cap)
+{
+    size_t a = cz__msm_g2_x8_scratch(cap), b = cz__msm_g2_x16_scratch(cap);
+    return a > b ? a : b;
+}
+
+void cz__msm_g2_flush_lanes(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch)
+{
+    if (cz__msm_lanes() == CZ_MSM_LANES_AVX2) cz__msm_g2_flush_x16(bk, e, n, scratch);
+    else cz__msm_g2_flush_x8(bk, e, n, scratch);
+}
+
 bool cz_msm_simd_available(void) { return cz__msm_lanes() != CZ_MSM_LANES_NONE; }
 
 const char *cz_msm_lanes_chosen(double *ratio)

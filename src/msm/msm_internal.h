@@ -40,21 +40,24 @@
 /* Smallest batch handed to the eight-lane flush (below it the scalar one
  * is as fast: a lane group is padded to eight). */
 #define CZ_MSM_X8_MIN_BATCH 8u
-/* The sixteen-value G1 batch additions on AVX2 + FMA lanes and MULX
- * (msm_x16.c), for CPUs without IFMA; built where the eight-lane ones are. */
+/* The sixteen-value G1 and G2 batch additions on AVX2 + FMA lanes and
+ * MULX (msm_x16.c), for CPUs without IFMA; built where the eight-lane
+ * ones are. */
 #define CZ_MSM_HAVE_X16 CZ_MSM_HAVE_X8
 /* Smallest batch handed to it (a group is padded to sixteen). */
 #define CZ_MSM_X16_MIN_BATCH 32u
 
-/* Which lanes the G1 batch additions run on, chosen once per process at
+/* Which lanes the batch additions run on (G1 and G2 alike), chosen once per process at
  * the first MSM: IFMA where the CPU has it; else, where it has AVX2, FMA
  * and ADX, the AVX2 + MULX flush if a calibration finds its products fast
  * enough on this core (cz__msm_x16_time_ratio <= CZ_MSM_X16_MAX_RATIO);
  * else none (the scalar MULX flush). CUZK_NO_SIMD (any value) selects
  * none; CUZK_NO_IFMA rules IFMA out (as on a Zen 3); CUZK_MSM_LANES=
  * ifma|avx2|none selects one without calibrating (none when the CPU lacks
- * it), for comparisons on one machine, and auto is the default. G2 uses
- * lanes only when they are IFMA's. */
+ * it), for comparisons on one machine, and auto is the default. The
+ * calibration times the product kernel both flushes share; G2's flush
+ * gains about what G1's does there (BENCHMARKS.md, "G2 on the AVX2 + MULX
+ * lanes"). */
 typedef enum { CZ_MSM_LANES_NONE, CZ_MSM_LANES_IFMA, CZ_MSM_LANES_AVX2 } cz_msm_lanes;
 cz_msm_lanes cz__msm_lanes(void);
 /* "ifma", "avx2" or "none" (benchmark reports). */
@@ -114,9 +117,14 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
 /* G1 through whichever lanes cz__msm_lanes() names (msm_common.c). */
 size_t cz__msm_g1_lanes_scratch(unsigned cap);
 void cz__msm_g1_flush_lanes(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch);
-/* The same for G2 (msm_x8.c). */
+/* The same for G2: eight IFMA lanes (msm_x8.c), sixteen AVX2 + MULX
+ * values (msm_x16.c), and whichever cz__msm_lanes() names (msm_common.c). */
 size_t cz__msm_g2_x8_scratch(unsigned cap);
 void cz__msm_g2_flush_x8(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);
+size_t cz__msm_g2_x16_scratch(unsigned cap);
+void cz__msm_g2_flush_x16(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);
+size_t cz__msm_g2_lanes_scratch(unsigned cap);
+void cz__msm_g2_flush_lanes(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);
 
 typedef struct {
     unsigned c, nwin, nparts, batch, threads;

@@ -1,5 +1,5 @@
 /*
- * Batch-affine G1 bucket additions sixteen at a time, eight on AVX2 + FMA
+ * Batch-affine G1 and G2 bucket additions sixteen at a time, eight on AVX2 + FMA
  * lanes and eight on MULX/ADX in one instruction stream (ff/fp_x4.h), for
  * CPUs without AVX-512 IFMA (AMD Zen 3 and older, most providers'
  * servers): the default there (cz__msm_lanes; CUZK_MSM_LANES=none turns it
@@ -32,13 +32,21 @@
  * 2^384), lazily in [0, 2p) where they feed a product (the kernel's
  * contract: both operands < 2p); x3 and y3 are made canonical before they
  * go back to the buckets, whose x the scalar code compares limb by limb.
- * den = x2 − x1 + p and num = y2 − y1 + p are in (0, 2p);
+ * The exception: den = x2 − x1 + 2p and num = y2 − y1 + 2p (< 3p) only
+ * feed products, so they are left raw (w_sub_raw: the lanes' limbs not
+ * carried, the MULX values plain integers, as the G2 flush keeps all its
+ * values; the kernel takes them, as the G2 section explains), and the
+ * prefix products stay under 1.45p, the inverses under 1.45p, λ under
+ * 1.37p and λ² under 1.19p;
  * λ² − x1 − x2 + 2p is in (0, 4p), which two conditional subtractions
  * (2p, then p) make canonical (x1 − x3 needs it in the lanes);
  * λ(x1 − x3 + p) − y1 + p is in (0, 3p): one subtraction of 2p, and the
  * store's own reduction (cz__fp_x16_get) does the last. The MULX values
- * are products < 2p or canonical: a subtraction reduces its first operand
- * once (its second is always canonical) and leaves a canonical result.
+ * that enter a subtraction are products < 2p or canonical: it reduces its
+ * first operand once (its second is always canonical) and leaves a
+ * canonical result. (Written as G2's is, with plain-integer subtractions
+ * and one subtraction of 2p fewer, this part measured ~1.5 % slower: its
+ * MULX values then need conditional subtractions of their own.)
  */
 #include "msm_internal.h"
 
@@ -125,26 +133,29 @@ TGT static void f16_sub(f16 *r, const f16 *a, const f16 *b, const uint64_t K[8],
     }
 }
 
+/* One lane group: r = r − K where r >= K (normalised limbs in and out). */
+TGT static inline void g_csub(cz__fp_x4 *r, const uint64_t K[8])
+{
+    __m256i t[8], v[8];
+    cz__fp_x4 w;
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        v[k] = _mm256_load_si256((const __m256i *)r->l[k]);
+        t[k] = _mm256_sub_epi64(v[k], _mm256_set1_epi64x((long long)K[k]));
+    }
+    g_norm(&w, t);
+    /* keep r where r − K is negative (its top limb is) */
+    __m256i keep = _mm256_cmpgt_epi64(_mm256_setzero_si256(), _mm256_load_si256((const __m256i *)w.l[7]));
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++)
+        _mm256_store_si256((__m256i *)r->l[k], _mm256_blendv_epi8(_mm256_load_si256((const __m256i *)w.l[k]), v[k], keep));
+}
+
 /* r = r − K where r >= K, lane by lane (the MULX values are canonical
  * where this is asked). */
 TGT static void f16_csub(f16 *r, const uint64_t K[8])
 {
-    for (int g = 0; g < NG; g++) {
-        __m256i t[8], v[8];
-        cz__fp_x4 w;
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) {
-            v[k] = _mm256_load_si256((const __m256i *)r->g[g].l[k]);
-            t[k] = _mm256_sub_epi64(v[k], _mm256_set1_epi64x((long long)K[k]));
-        }
-        g_norm(&w, t);
-        /* keep r where r − K is negative (its top limb is) */
-        __m256i keep = _mm256_cmpgt_epi64(_mm256_setzero_si256(), _mm256_load_si256((const __m256i *)w.l[7]));
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++)
-            _mm256_store_si256((__m256i *)r->g[g].l[k],
-                               _mm256_blendv_epi8(_mm256_load_si256((const __m256i *)w.l[k]), v[k], keep));
-    }
+    for (int g = 0; g < NG; g++) g_csub(&r->g[g], K);
 }
 
 static void f16_mul(f16 *r, const f16 *a, const f16 *b) { cz__fp_x16_mul(r, a, b); }
@@ -152,11 +163,172 @@ static void f16_mul(f16 *r, const f16 *a, const f16 *b) { cz__fp_x16_mul(r, a, b
 static inline void f16_set(f16 *a, unsigned l, const cz_fp *x) { cz__fp_x16_set(a, l, x); }
 static inline void f16_get(cz_fp *x, const f16 *a, unsigned l) { cz__fp_x16_get(x, a, l); }
 
+/* ---- values as bounded integers ----------------------------------------
+ * The operations below treat both halves alike: a value is a plain
+ * integer under a bound that the caller tracks as a multiple of p (the
+ * MULX values as 384-bit integers, the lanes normalised unless an
+ * operation says raw), and the kernel takes operands past its < 2p
+ * contract as the G2 section below describes. G2's flush is built on
+ * them; G1's takes the raw difference for its den and num. */
+typedef struct {
+    uint64_t l48[8];  /* normalised */
+    uint64_t l48r[8]; /* redundant: limbs 0..6 in [2^48 - 1, 2^49), the top one less 1 */
+    uint64_t l64[6];
+} kmul;
+/* p, 2p, 4p, 8p */
+enum { K1, K2, K4, K8, NK };
+static kmul KP[NK];
+
+__attribute__((constructor)) static void x16_g2_init(void)
+{
+    uint64_t v[6];
+    memcpy(v, CZ_FP_MODULUS, sizeof v);
+    for (int i = 0; i < NK; i++) {
+        kmul *k = &KP[i];
+        memcpy(k->l64, v, sizeof v);
+        cz__fp_to48(k->l48, v);
+        /* borrow 1 from each limb into the one below: the same value */
+        k->l48r[0] = k->l48[0] + (UINT64_C(1) << 48);
+        for (int j = 1; j < 7; j++) k->l48r[j] = k->l48[j] + (UINT64_C(1) << 48) - 1;
+        k->l48r[7] = k->l48[7] - 1;
+        uint64_t c = 0;
+        for (int j = 0; j < 6; j++) {
+            uint64_t t = v[j];
+            v[j] = (t << 1) | c;
+            c = t >> 63;
+        }
+    }
+}
+
+/* Lane group: t = a + b, or a − b + K, limb by limb (not carried). */
+TGT static inline void g_addl(__m256i t[8], const cz__fp_x4 *a, const cz__fp_x4 *b)
+{
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++)
+        t[k] = _mm256_add_epi64(_mm256_load_si256((const __m256i *)a->l[k]),
+                                _mm256_load_si256((const __m256i *)b->l[k]));
+}
+TGT static inline void g_subl(__m256i t[8], const cz__fp_x4 *a, const cz__fp_x4 *b, const uint64_t K[8])
+{
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++)
+        t[k] = _mm256_sub_epi64(_mm256_add_epi64(_mm256_load_si256((const __m256i *)a->l[k]),
+                                                 _mm256_set1_epi64x((long long)K[k])),
+                                _mm256_load_si256((const __m256i *)b->l[k]));
+}
+TGT static inline void g_store(cz__fp_x4 *r, const __m256i t[8])
+{
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) _mm256_store_si256((__m256i *)r->l[k], t[k]);
+}
+
+/* MULX values: r = a + b; r = a − b + K (no carry leaves the six limbs:
+ * every bound below is under 2^384, and a − b + K >= 0). */
+static inline void s_add(f16 *r, const f16 *a, const f16 *b)
+{
+    for (int j = 0; j < NS; j++) cz_limbs_add_nc(r->s[j].l, a->s[j].l, b->s[j].l, 6);
+}
+static inline void s_sub(f16 *r, const f16 *a, const f16 *b, const kmul *K)
+{
+    for (int j = 0; j < NS; j++) {
+        uint64_t t[6];
+        cz_carry_t c = 0;
+        cz_limbs_add_nc(t, a->s[j].l, K->l64, 6);
+        for (int k = 0; k < 6; k++) CZ_SBB(c, t[k], b->s[j].l[k], &r->s[j].l[k]);
+    }
+}
+
+/* r = a + b, the lanes normalised. */
+TGT static void w_add(f16 *r, const f16 *a, const f16 *b)
+{
+    for (int g = 0; g < NG; g++) {
+        __m256i t[8];
+        g_addl(t, &a->g[g], &b->g[g]);
+        g_norm(&r->g[g], t);
+    }
+    s_add(r, a, b);
+}
+
+/* r = a + b for a product only: the lanes' limbs (a and b normalised)
+ * are left under 2^49. */
+TGT static void w_add_raw(f16 *r, const f16 *a, const f16 *b)
+{
+    for (int g = 0; g < NG; g++) {
+        __m256i t[8];
+        g_addl(t, &a->g[g], &b->g[g]);
+        g_store(&r->g[g], t);
+    }
+    s_add(r, a, b);
+}
+
+/* r = a − b + K, K = KP[ki] at least b's bound, the lanes normalised. */
+TGT static void w_sub(f16 *r, const f16 *a, const f16 *b, int ki)
+{
+    for (int g = 0; g < NG; g++) {
+        __m256i t[8];
+        g_subl(t, &a->g[g], &b->g[g], KP[ki].l48);
+        g_norm(&r->g[g], t);
+    }
+    s_sub(r, a, b, &KP[ki]);
+}
+
+/* r = a + b − c − d + K in one normalisation (b, d may be NULL: left
+ * out; K = KP[ki] at least the bound of c + d). */
+TGT static void w_lin(f16 *r, const f16 *a, const f16 *b, const f16 *c, const f16 *d, int ki)
+{
+    for (int g = 0; g < NG; g++) {
+        __m256i t[8];
+        g_subl(t, &a->g[g], &c->g[g], KP[ki].l48);
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++) {
+            if (b) t[k] = _mm256_add_epi64(t[k], _mm256_load_si256((const __m256i *)b->g[g].l[k]));
+            if (d) t[k] = _mm256_sub_epi64(t[k], _mm256_load_si256((const __m256i *)d->g[g].l[k]));
+        }
+        g_norm(&r->g[g], t);
+    }
+    for (int j = 0; j < NS; j++) {
+        uint64_t t[6];
+        cz_carry_t cy = 0;
+        cz_limbs_add_nc(t, a->s[j].l, KP[ki].l64, 6);
+        if (b) cz_limbs_add_nc(t, t, b->s[j].l, 6);
+        for (int k = 0; k < 6; k++) CZ_SBB(cy, t[k], c->s[j].l[k], &t[k]);
+        if (d) {
+            cy = 0;
+            for (int k = 0; k < 6; k++) CZ_SBB(cy, t[k], d->s[j].l[k], &t[k]);
+        }
+        memcpy(r->s[j].l, t, sizeof t);
+    }
+}
+
+/* r = a − b + K for a product only: with K's redundant limbs and a, b
+ * normalised, no lane limb goes negative (b's top limb under K's, a
+ * bound with margin at each call) and all stay under 2^49.6. */
+TGT static void w_sub_raw(f16 *r, const f16 *a, const f16 *b, int ki)
+{
+    for (int g = 0; g < NG; g++) {
+        __m256i t[8];
+        g_subl(t, &a->g[g], &b->g[g], KP[ki].l48r);
+        g_store(&r->g[g], t);
+    }
+    s_sub(r, a, b, &KP[ki]);
+}
+
+/* r = r − K where r >= K, value by value (r normalised). */
+TGT static void w_csub(f16 *r, int ki)
+{
+    for (int g = 0; g < NG; g++) g_csub(&r->g[g], KP[ki].l48);
+    for (int j = 0; j < NS; j++) cz_mont_reduce_once(r->s[j].l, r->s[j].l, KP[ki].l64, 6);
+}
+
 /* Scratch: per group of sixteen the prefix product, den, num, x1, y1, x2;
  * one more prefix product (the chains' end). */
 size_t cz__msm_g1_x16_scratch(unsigned cap) { return (((size_t)cap + NL - 1) / NL * 6 + 1) * sizeof(f16) + 64; }
 
-void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
+/* Aligned to a 64-byte line, as the kernel is (fp_x4_avx2.c), so that an
+ * unrelated change cannot move its loops: at offsets 32 and 48 of a line
+ * this function's G1 MSM took 5–10 % longer than at 0 and 16 on the Zen 4
+ * (BENCHMARKS.md, "G2 on the AVX2 + MULX lanes"). */
+__attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
 {
     const unsigned G = (n + NL - 1) / NL;
     f16 *pre = (f16 *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
@@ -195,8 +367,9 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
             else ny = p->y;
             f16_set(&y2, l, &ny);
         }
-        f16_sub(&den[g], &x2[g], &x1[g], P48, false);
-        f16_sub(&num[g], &y2, &y1[g], P48, false);
+        /* raw: they only feed products */
+        w_sub_raw(&den[g], &x2[g], &x1[g], K2);
+        w_sub_raw(&num[g], &y2, &y1[g], K2);
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             if (i >= n) { /* padding: den = 1 keeps the chain invertible */
@@ -213,7 +386,7 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
             }
         }
     }
-    /* the sixteen prefix-product chains (< 2p): pre[g] = den[0]···den[g-1] */
+    /* the sixteen prefix-product chains (< 1.45p): pre[g] = den[0]···den[g-1] */
     for (unsigned g = 0; g < G; g++) f16_mul(&pre[g + 1], &pre[g], &den[g]);
 
     /* one inversion for the sixteen chains (batched in scalar) */
@@ -261,6 +434,213 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
             cz_g1_affine *b = &bk[e[i].b];
             f16_get(&b->x, &x2[g], l);
             f16_get(&b->y, &den[g], l);
+        }
+    }
+}
+
+/* ---- G2 ---------------------------------------------------------------
+ *
+ * Fp2 coordinates as two sixteen-value sets (c0 and c1), in the same
+ * phases as G1's flush, and the batch inversion over the Fp norms N =
+ * den0² + den1² with 1/den = conj(den)/N, as the scalar and IFMA flushes
+ * do: 15 products an addition (the norm 2, its chain 1, the walk down 2,
+ * den/N 2, λ 3, λ² 2, λ(x1 − x3) 3), each sixteen at a time in the AVX2 +
+ * MULX kernel.
+ *
+ * Bounds. Unlike G1's, every operation here treats the MULX values as
+ * the lanes are treated: plain integers under a bound, written at each
+ * step as a multiple of p. A sum or a difference is not reduced; a
+ * conditional subtraction of 2p, 4p or 8p (w_csub) brings a value back
+ * under what the next step needs, and only the stored coordinates must
+ * end under 2p (the store makes them canonical). This takes the kernel
+ * past the < 2p of its contract, which is safe as far as these bounds go
+ * (test_ff's fp_x4_wide_operands checks each kind against GMP):
+ *  - a product of a < A·p and b < B·p is < (0.102·A·B + 1)·p (p <
+ *    0.102·2^384), so any A·B < 87 stays under 2^384, the six limbs of
+ *    a MULX value and the eight of a lane; a MULX row adds a·b_i + q·p
+ *    to an accumulator under a + p, which fits its seven limbs while
+ *    a + p < 2^384: A < 8.8 for the first operand (all here are < 6.6);
+ *  - a lane operand's limbs may be up to 2^49.6 on one side and 2^49 on
+ *    the other: the FMA split (fp_x4_avx2.c) is exact for limb products
+ *    below 2^99. So a sum that only feeds a product is left raw (its
+ *    limbs added, not carried: w_add_raw), and so is a difference whose
+ *    constant is written with every limb but the top one at or above 2^48
+ *    (w_sub_raw), which needs the subtrahend's top limb under the
+ *    constant's (a bound with margin).
+ * Every other value has normalised lane limbs (g_norm).
+ */
+
+static inline void f2_16_set(f16 *c0, f16 *c1, unsigned l, const cz_fp2 *x)
+{
+    f16_set(c0, l, &x->c0);
+    f16_set(c1, l, &x->c1);
+}
+
+/* Scratch: per group of sixteen the norm, den, num, x1, y1, x2 (two sets
+ * each but the norm); G + 1 prefix products. */
+size_t cz__msm_g2_x16_scratch(unsigned cap) { return (((size_t)cap + NL - 1) / NL * 12 + 1) * sizeof(f16) + 64; }
+
+/* Aligned as G1's flush is, for the same reason. */
+__attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch)
+{
+    const unsigned G = (n + NL - 1) / NL;
+    f16 *pre = (f16 *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    f16 *nr = pre + G + 1, *d0 = nr + G, *d1 = d0 + G, *n0 = d1 + G, *n1 = n0 + G;
+    f16 *x10 = n1 + G, *x11 = x10 + G, *y10 = x11 + G, *y11 = y10 + G, *x20 = y11 + G, *x21 = x20 + G;
+    /* Scratch is reused as values die (each phase says what it writes
+     * where); each value's bound is in its comment, in units of p. */
+
+    /* gather: x1, y1, x2 (canonical), den = x2 − x1 + p, num = y2 − y1 + p
+     * (< 2); the next group's lines are fetched meanwhile (as in G1's) */
+    for (unsigned g = 0; g < G; g++) {
+        f16 y20, y21;
+        for (unsigned l = 0, i = NL * (g + 1); l < NL && i < n; l++, i++) {
+            const char *bq = (const char *)&bk[e[i].b], *pq = (const char *)e[i].p;
+            for (unsigned o = 0; o < sizeof(cz_g2_affine); o += 64) {
+                __builtin_prefetch(bq + o);
+                __builtin_prefetch(pq + o);
+            }
+        }
+        for (unsigned l = 0; l < NL; l++) {
+            unsigned i = NL * g + l;
+            const cz_msm_g2_entry *ei = &e[i < n ? i : 0];
+            const cz_g2_affine *b = &bk[ei->b], *p = ei->p;
+            cz_fp2 ny;
+            f2_16_set(&x10[g], &x11[g], l, &b->x);
+            f2_16_set(&y10[g], &y11[g], l, &b->y);
+            f2_16_set(&x20[g], &x21[g], l, &p->x);
+            if (i < n && ei->neg) cz_fp2_neg(&ny, &p->y);
+            else ny = p->y;
+            f2_16_set(&y20, &y21, l, &ny);
+        }
+        w_sub(&d0[g], &x20[g], &x10[g], K1);
+        w_sub(&d1[g], &x21[g], &x11[g], K1);
+        w_sub(&n0[g], &y20, &y10[g], K1);
+        w_sub(&n1[g], &y21, &y11[g], K1);
+        for (unsigned l = 0; l < NL; l++) {
+            unsigned i = NL * g + l;
+            if (i >= n) { /* padding: den = 1 keeps the chain invertible */
+                static const cz_fp zero;
+                f16_set(&d0[g], l, &CZ_FP_ONE);
+                f16_set(&d1[g], l, &zero);
+            } else if (e[i].dbl) { /* P = B: den = 2·y1, num = 3·x1², in scalar */
+                const cz_g2_affine *b = &bk[e[i].b];
+                cz_fp2 d, s, t;
+                cz_fp2_dbl(&d, &b->y);
+                cz_fp2_sqr(&t, &b->x);
+                cz_fp2_dbl(&s, &t);
+                cz_fp2_add(&s, &s, &t);
+                f2_16_set(&d0[g], &d1[g], l, &d);
+                f2_16_set(&n0[g], &n1[g], l, &s);
+            }
+        }
+    }
+    /* norms N = den0² + den1² (squares < 1.41, raw N < 2.82): den1² waits
+     * in pre[g + 1], which the chain writes only after */
+    for (unsigned g = 0; g < G; g++) {
+        f16_mul(&nr[g], &d0[g], &d0[g]);
+        f16_mul(&pre[g + 1], &d1[g], &d1[g]);
+    }
+    for (unsigned g = 0; g < G; g++) w_add_raw(&nr[g], &nr[g], &pre[g + 1]);
+    /* the chains pre[g] = N_0···N_{g−1} (< 0.102·1.58·2.82 + 1 < 1.58) */
+    for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
+    for (unsigned g = 0; g < G; g++) f16_mul(&pre[g + 1], &pre[g], &nr[g]);
+
+    /* one inversion for the sixteen chains (batched in scalar) */
+    cz_fp a[NL], pa[NL], inv, ti;
+    for (unsigned l = 0; l < NL; l++) f16_get(&a[l], &pre[G], l);
+    pa[0] = a[0];
+    for (unsigned l = 1; l < NL; l++) cz_fp_mul(&pa[l], &pa[l - 1], &a[l]);
+    cz_fp_inv_var(&inv, &pa[NL - 1]);
+    f16 iv;
+    for (unsigned l = NL - 1; l > 0; l--) {
+        cz_fp_mul(&ti, &inv, &pa[l - 1]);
+        cz_fp_mul(&inv, &inv, &a[l]);
+        f16_set(&iv, l, &ti);
+    }
+    f16_set(&iv, 0, &inv);
+
+    /* 1/N_g = iv·pre[g] into pre[g] (iv < 1.58: < 1.26) */
+    for (unsigned g = G; g-- > 0;) {
+        f16_mul(&pre[g], &iv, &pre[g]);
+        f16_mul(&iv, &iv, &nr[g]);
+    }
+    /* 1/den = a − b·u with a = den0/N, b = den1/N, into d0, d1 (< 1.26) */
+    for (unsigned g = 0; g < G; g++) {
+        f16_mul(&d0[g], &d0[g], &pre[g]);
+        f16_mul(&d1[g], &d1[g], &pre[g]);
+    }
+    /* λ = num·(a − b·u) = (n0·a + n1·b) + (n1·a − n0·b)·u, by Karatsuba:
+     * t0 = n0·a, t1 = n1·b, t2 = (n0 + n1)(a − b); λ0 = t0 + t1, λ1 = t2 −
+     * t0 + t1. The factors, raw: n0 + n1 (< 4) in nr, a − b + 2p (< 3.26)
+     * in pre. */
+    for (unsigned g = 0; g < G; g++) {
+        w_add_raw(&nr[g], &n0[g], &n1[g]);
+        w_sub_raw(&pre[g], &d0[g], &d1[g], K2);
+    }
+    for (unsigned g = 0; g < G; g++) {
+        f16_mul(&pre[g], &nr[g], &pre[g]); /* t2 < 0.102·4·3.26 + 1 < 2.34 */
+        f16_mul(&nr[g], &n0[g], &d0[g]);   /* t0 < 1.26 */
+        f16_mul(&d0[g], &n1[g], &d1[g]);   /* t1 < 1.26 */
+    }
+    for (unsigned g = 0; g < G; g++) {
+        w_add(&n0[g], &nr[g], &d0[g]);                  /* λ0 < 2.52 */
+        w_lin(&n1[g], &pre[g], &d0[g], &nr[g], NULL, K2); /* λ1 < 5.6 */
+        w_csub(&n1[g], K4);
+        w_csub(&n1[g], K2);                 /* < 2 */
+    }
+    /* λ² = (λ0 + λ1)(λ0 − λ1) + 2·λ0·λ1·u: the factors, raw, in d0 (< 4.52)
+     * and d1 (λ0 − λ1 + 4p < 6.52) */
+    for (unsigned g = 0; g < G; g++) {
+        w_add_raw(&d0[g], &n0[g], &n1[g]);
+        w_sub_raw(&d1[g], &n0[g], &n1[g], K4);
+    }
+    for (unsigned g = 0; g < G; g++) {
+        f16_mul(&nr[g], &d0[g], &d1[g]);  /* < 0.102·4.52·6.52 + 1 < 4.01 */
+        f16_mul(&pre[g], &n0[g], &n1[g]); /* < 1.52 */
+    }
+    /* x3 = λ² − x1 − x2 (< 2) into x2; x1 − x3 + 2p (< 3) into x1 */
+    for (unsigned g = 0; g < G; g++) {
+        w_lin(&x20[g], &nr[g], NULL, &x10[g], &x20[g], K2);    /* < 6.01 */
+        w_csub(&x20[g], K4);
+        w_csub(&x20[g], K2);
+        w_lin(&x21[g], &pre[g], &pre[g], &x11[g], &x21[g], K2); /* < 5.04 */
+        w_csub(&x21[g], K4);
+        w_csub(&x21[g], K2);
+        w_sub(&x10[g], &x10[g], &x20[g], K2);
+        w_sub(&x11[g], &x11[g], &x21[g], K2);
+    }
+    /* y = λ·(x1 − x3) by Karatsuba: t0 = λ0·s0, t1 = λ1·s1, t2 = (λ0 +
+     * λ1)(s0 + s1), the sums raw in d0 (< 4.52) and d1 (< 6) */
+    for (unsigned g = 0; g < G; g++) {
+        w_add_raw(&d0[g], &n0[g], &n1[g]);
+        w_add_raw(&d1[g], &x10[g], &x11[g]);
+    }
+    for (unsigned g = 0; g < G; g++) {
+        f16_mul(&nr[g], &d0[g], &d1[g]);   /* t2 < 0.102·4.52·6 + 1 < 3.77 */
+        f16_mul(&pre[g], &n0[g], &x10[g]); /* t0 < 1.77 */
+        f16_mul(&d0[g], &n1[g], &x11[g]);  /* t1 < 1.62 */
+    }
+    /* y3 = y − y1 = (t0 − t1 − y1) + (t2 − t0 − t1 − y1)·u, each under 2p
+     * for the store (which makes it canonical), and both coordinates back
+     * to the buckets */
+    for (unsigned g = 0; g < G; g++) {
+        w_lin(&d1[g], &pre[g], NULL, &d0[g], &y10[g], K4); /* < 5.77 */
+        w_csub(&d1[g], K4);
+        w_csub(&d1[g], K2);
+        w_lin(&nr[g], &nr[g], NULL, &pre[g], &d0[g], K4); /* < 7.77 */
+        w_sub(&nr[g], &nr[g], &y11[g], K1);               /* < 8.77 */
+        w_csub(&nr[g], K8);
+        w_csub(&nr[g], K4);
+        w_csub(&nr[g], K2);
+        for (unsigned l = 0; l < NL; l++) {
+            unsigned i = NL * g + l;
+            if (i >= n) break;
+            cz_g2_affine *b = &bk[e[i].b];
+            f16_get(&b->x.c0, &x20[g], l);
+            f16_get(&b->x.c1, &x21[g], l);
+            f16_get(&b->y.c0, &d1[g], l);
+            f16_get(&b->y.c1, &nr[g], l);
         }
     }
 }
@@ -338,6 +718,15 @@ size_t cz__msm_g1_x16_scratch(unsigned cap)
     return 0;
 }
 void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch)
+{
+    (void)bk, (void)e, (void)n, (void)scratch;
+}
+size_t cz__msm_g2_x16_scratch(unsigned cap)
+{
+    (void)cap;
+    return 0;
+}
+void cz__msm_g2_flush_x16(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch)
 {
     (void)bk, (void)e, (void)n, (void)scratch;
 }

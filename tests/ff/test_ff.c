@@ -1106,6 +1106,122 @@ static void fp_x4_lanes(void **state)
     free_values(v, n);
 }
 
+/* The sixteen-value product past its contract (< 2p on both sides), as
+ * the G2 flush (msm/msm_x16.c) uses it: operands under A·p and B·p with
+ * A·B < 87 (result < (0.102·A·B + 1)·p < 2^384) and A < 8.8 (a MULX row
+ * adds a·b_i + q·p to an accumulator under a + p: (a + p)·2^64 must fit
+ * its seven limbs; A = 9.5 loses a carry), and lane operands whose
+ * limbs are not carried: up to 3·2^48 − 1 on one side (a difference
+ * with a redundant constant) and 2^49 − 2 on the other (a sum of two
+ * normalised values). Each case takes random operands and the largest
+ * ones the case allows (every limb at its maximum, the top limb as large
+ * as the bound permits), in every place; the result must be a·b·2^-384
+ * mod p, under the bound, with normalised lane limbs. */
+static void x16_put(cz__fp_x16 *x, unsigned l, mpz_t v, uint64_t limb_max, double bound_p, bool edge,
+                    const mpz_t p)
+{
+    mpz_t lim, t;
+    mpz_inits(lim, t, NULL);
+    /* lim = floor(bound_p · p): the value must stay under it */
+    mpz_set_d(t, bound_p * 1024.0);
+    mpz_mul(lim, p, t);
+    mpz_fdiv_q_2exp(lim, lim, 10);
+    if (l < 4 * CZ_FP_X4_GROUPS) {
+        uint64_t o[8];
+        mpz_fdiv_q_2exp(t, lim, 336);
+        uint64_t top_max = mpz_get_ui(t) - 4; /* the low limbs add under 4·2^336 */
+        for (int k = 0; k < 7; k++) o[k] = edge ? limb_max : cz_rng_u64() % (limb_max + 1);
+        o[7] = edge ? top_max : cz_rng_u64() % (top_max + 1);
+        mpz_set_ui(v, 0);
+        for (int k = 7; k >= 0; k--) {
+            mpz_mul_2exp(v, v, 48);
+            mpz_add_ui(v, v, o[k]);
+        }
+        for (int k = 0; k < 8; k++) x->g[l / 4].l[k][l % 4] = o[k];
+    } else {
+        if (edge) mpz_sub_ui(v, lim, 1);
+        else {
+            uint64_t r[6];
+            for (int k = 0; k < 6; k++) r[k] = cz_rng_u64();
+            cz_mpz_from_limbs(t, r, 6);
+            mpz_mod(v, t, lim);
+        }
+        cz_mpz_to_limbs(x->s[l - 4 * CZ_FP_X4_GROUPS].l, 6, v);
+    }
+    assert_true(mpz_cmp(v, lim) < 0);
+    mpz_clears(lim, t, NULL);
+}
+
+static void fp_x4_wide_operands(void **state)
+{
+    (void)state;
+    if (!cz__fp_x4_supported()) {
+        fprintf(stderr, "fp_x4_wide_operands: no AVX2 + FMA here, skipped\n");
+        skip();
+    }
+    const uint64_t N48 = (UINT64_C(1) << 48) - 1;
+    static const struct {
+        uint64_t la, lb; /* lane limb maxima */
+        double A, B;     /* value bounds, units of p */
+    } cases[] = {
+        {0, 0, 4.0, 4.0},       /* normalised (0: 2^48 - 1) */
+        {0, 0, 8.8, 9.0},       /* A·B = 79.2 */
+        {0, 0, 4.0, 9.8},       /* b may be any 384-bit value */
+        {0, 0, 2.52, 8.77},
+        {3, 2, 3.26, 4.0},      /* raw: 3·2^48 - 1 and 2^49 - 2 */
+        {3, 2, 6.52, 4.52},
+        {2, 2, 6.0, 4.52},
+    };
+    mpz_t p, rinv, va[X4_LANES], vb[X4_LANES], got, want, bound, t;
+    mpz_inits(p, rinv, got, want, bound, t, NULL);
+    cz_mpz_from_limbs(p, CZ_FP_MODULUS, 6);
+    mpz_set_ui(rinv, 1);
+    mpz_mul_2exp(rinv, rinv, 384);
+    assert_true(mpz_invert(rinv, rinv, p));
+    for (unsigned l = 0; l < X4_LANES; l++) mpz_inits(va[l], vb[l], NULL);
+    static cz__fp_x16 xa, xb, xr;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        uint64_t la = cases[c].la ? cases[c].la * (UINT64_C(1) << 48) - 1 - (cases[c].la == 2) : N48;
+        uint64_t lb = cases[c].lb ? cases[c].lb * (UINT64_C(1) << 48) - 1 - (cases[c].lb == 2) : N48;
+        for (int round = 0; round < 200; round++) {
+            bool edge = round < 2;
+            for (unsigned l = 0; l < X4_LANES; l++) {
+                /* round 1: the edge on one side, random on the other */
+                x16_put(&xa, l, va[l], la, cases[c].A, edge && round == 0, p);
+                x16_put(&xb, l, vb[l], lb, cases[c].B, edge, p);
+            }
+            cz__fp_x16_mul(&xr, &xa, &xb);
+            mpz_set_d(t, (0.102 * cases[c].A * cases[c].B + 1) * 1024.0);
+            mpz_mul(bound, p, t);
+            mpz_fdiv_q_2exp(bound, bound, 10);
+            for (unsigned l = 0; l < X4_LANES; l++) {
+                if (l < 4 * CZ_FP_X4_GROUPS) {
+                    mpz_set_ui(got, 0);
+                    for (int k = 7; k >= 0; k--) {
+                        uint64_t o = xr.g[l / 4].l[k][l % 4];
+                        assert_true(k == 7 || o <= N48);
+                        mpz_mul_2exp(got, got, 48);
+                        mpz_add_ui(got, got, o);
+                    }
+                } else {
+                    cz_mpz_from_limbs(got, xr.s[l - 4 * CZ_FP_X4_GROUPS].l, 6);
+                }
+                mpz_mul(want, va[l], vb[l]);
+                mpz_mul(want, want, rinv);
+                mpz_mod(want, want, p);
+                mpz_mod(t, got, p);
+                if (mpz_cmp(t, want) != 0 || mpz_cmp(got, bound) >= 0) {
+                    gmp_fprintf(stderr, "case %zu place %u: got %Zx (mod p %Zx) want %Zx, bound %Zx\n", c, l,
+                                got, t, want, bound);
+                    fail();
+                }
+            }
+        }
+    }
+    for (unsigned l = 0; l < X4_LANES; l++) mpz_clears(va[l], vb[l], NULL);
+    mpz_clears(p, rinv, got, want, bound, t, NULL);
+}
+
 #define BOTH(name)                                                                            \
     static void name(void **state) { cz_for_each_backend(name##_body, state); }
 BOTH(binary_ops)
@@ -1139,6 +1255,7 @@ int main(void)
         cmocka_unit_test(fp_sign),
         cmocka_unit_test(fp2),
         cmocka_unit_test(fp_x4_lanes),
+        cmocka_unit_test(fp_x4_wide_operands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,245 @@
+/*
+ * The lane flushes of the MSM's batch-affine bucket additions, called
+ * directly: G1 and G2, on AVX-512 IFMA lanes (msm_x8.c) and on AVX2 + MULX
+ * (msm_x16.c), each where this CPU has it. A batch applies bucket[b] +=
+ * ±P for distinct buckets; every result is checked against the same sum
+ * in Jacobian coordinates (cz_gX_jac_add_affine, the curve code's
+ * complete formulas, no batch inversion), and its coordinates limb by
+ * limb, so a bucket left in a non-canonical form fails too (the MSM
+ * compares bucket x's limb by limb).
+ *
+ * The batches hold every kind of entry the MSM hands a flush: plain
+ * additions, negated points, doublings (P equal to the bucket), sizes
+ * around the lane groups (1, 15, 16, 17, ...: padding in the last group)
+ * up to the largest batch (CZ_MSM_MAX_BATCH), and a group whose values
+ * sit where the flush's bounds are tightest: coordinates of p − 1 and
+ * 0 are not curve points, so the batch takes points whose x or y is
+ * small or close to p from a search over multiples of the generator.
+ *
+ * The MSM tests cover the flushes too, but through the planner: a G2 MSM
+ * reaches a lane flush only with batches of 32 or more, which their small
+ * edge cases never fill.
+ */
+#include "testutil.h"
+#include "cuzk/curve.h"
+#include "cuzk/msm.h"
+#include "msm/msm_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXN = CZ_MSM_MAX_BATCH };
+
+#define DEFINE_FLUSH_CHECK(G, FE)                                                                 \
+/* n entries over 2n buckets: entry i adds point i to bucket perm[i]; every                  */  \
+/* fifth is negated, every seventh a doubling (its point a copy of its bucket).               */  \
+static void G##_run(const char *name, void (*flush)(cz_##G##_affine *, const cz_msm_##G##_entry *, \
+                                                    unsigned, void *),                            \
+                    size_t (*scratch_of)(unsigned), const cz_##G##_affine *pool, size_t npool,   \
+                    unsigned n)                                                                    \
+{                                                                                                  \
+    cz_##G##_affine *bk = malloc(2 * MAXN * sizeof *bk), *pts = malloc(MAXN * sizeof *pts);       \
+    cz_##G##_affine *want = malloc(2 * MAXN * sizeof *want);                                      \
+    cz_msm_##G##_entry *e = malloc(MAXN * sizeof *e);                                              \
+    void *scr = malloc(scratch_of(MAXN));                                                          \
+    assert_non_null(bk);                                                                           \
+    assert_non_null(pts);                                                                          \
+    assert_non_null(want);                                                                         \
+    assert_non_null(e);                                                                            \
+    assert_non_null(scr);                                                                          \
+    unsigned nb = 2 * n;                                                                           \
+    for (unsigned b = 0; b < nb; b++) bk[b] = pool[cz_rng_u64() % npool];                        \
+    /* distinct buckets: a shuffled prefix of 0..nb-1 */                                          \
+    unsigned *perm = malloc(nb * sizeof *perm);                                                    \
+    assert_non_null(perm);                                                                         \
+    for (unsigned b = 0; b < nb; b++) perm[b] = b;                                                 \
+    for (unsigned b = nb; b > 1; b--) {                                                            \
+        unsigned j = (unsigned)(cz_rng_u64() % b), t = perm[b - 1];                               \
+        perm[b - 1] = perm[j];                                                                     \
+        perm[j] = t;                                                                               \
+    }                                                                                              \
+    memcpy(want, bk, nb * sizeof *bk);                                                             \
+    for (unsigned i = 0; i < n; i++) {                                                             \
+        unsigned b = perm[i];                                                                      \
+        e[i].b = b;                                                                                \
+        e[i].neg = i % 5 == 1;                                                                     \
+        e[i].dbl = i % 7 == 3;                                                                     \
+        if (e[i].dbl) {                                                                            \
+            /* P = B after the sign: the point is the bucket (or its negation) */                 \
+            if (e[i].neg) cz_##G##_affine_neg(&pts[i], &bk[b]);                                    \
+            else pts[i] = bk[b];                                                                   \
+        } else {                                                                                   \
+            do pts[i] = pool[cz_rng_u64() % npool];                                               \
+            while (!memcmp(&pts[i].x, &bk[b].x, sizeof(FE)));                                     \
+        }                                                                                          \
+        e[i].p = &pts[i];                                                                          \
+        cz_##G##_jac acc;                                                                          \
+        cz_##G##_affine q = pts[i];                                                                \
+        if (e[i].neg) cz_##G##_affine_neg(&q, &q);                                                 \
+        cz_##G##_jac_from_affine(&acc, &bk[b]);                                                    \
+        cz_##G##_jac_add_affine(&acc, &acc, &q);                                                   \
+        cz_##G##_jac_to_affine(&want[b], &acc);                                                    \
+    }                                                                                              \
+    flush(bk, e, n, scr);                                                                          \
+    for (unsigned b = 0; b < nb; b++)                                                              \
+        if (memcmp(&bk[b].x, &want[b].x, sizeof(FE)) || memcmp(&bk[b].y, &want[b].y, sizeof(FE))) { \
+            print_error("%s: n=%u bucket %u differs from the Jacobian sum\n", name, n, b);        \
+            fail();                                                                                \
+        }                                                                                          \
+    free(perm);                                                                                    \
+    free(bk);                                                                                      \
+    free(pts);                                                                                     \
+    free(want);                                                                                    \
+    free(e);                                                                                       \
+    free(scr);                                                                                     \
+}                                                                                                  \
+static void G##_sizes(const char *name, void (*flush)(cz_##G##_affine *, const cz_msm_##G##_entry *, \
+                                                      unsigned, void *),                          \
+                      size_t (*scratch_of)(unsigned), const cz_##G##_affine *pool, size_t npool) \
+{                                                                                                  \
+    static const unsigned sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 255, 256, 257,   \
+                                     MAXN - 1, MAXN};                                             \
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)                                    \
+        for (int rep = 0; rep < 3; rep++) G##_run(name, flush, scratch_of, pool, npool, sizes[k]); \
+}
+
+DEFINE_FLUSH_CHECK(g1, cz_fp)
+DEFINE_FLUSH_CHECK(g2, cz_fp2)
+
+/* Random points, then points whose coordinates have extreme limbs: among
+ * the multiples k·G for k < SEARCH, those with the largest and smallest
+ * top limb of x and of y (for G2, of either Fp coordinate), which sit
+ * nearest p and nearest 0. */
+enum { NPOOL = 512, SEARCH = 4096, NEXT = 16 };
+
+static void g1_pool(cz_g1_affine *pool)
+{
+    cz_g1_jac g, p, *tmp = malloc(SEARCH * sizeof *tmp);
+    cz_g1_affine *all = malloc(SEARCH * sizeof *all);
+    assert_non_null(tmp);
+    assert_non_null(all);
+    cz_g1_generator_jac(&g);
+    for (size_t i = 0; i < NPOOL - NEXT; i++) {
+        cz_fr k;
+        cz_rng_fr(&k);
+        uint64_t l[4];
+        cz_fr_to_raw(l, &k);
+        cz_g1_jac_mul_var(&tmp[i], &g, l, 4);
+    }
+    cz_g1_batch_to_affine(pool, tmp, NPOOL - NEXT);
+    p = g;
+    for (size_t i = 0; i < SEARCH; i++) {
+        tmp[i] = p;
+        cz_g1_jac_add(&p, &p, &g);
+    }
+    cz_g1_batch_to_affine(all, tmp, SEARCH);
+    /* NEXT/4 each of: largest x, smallest x, largest y, smallest y (top limb) */
+    for (int kind = 0; kind < 4; kind++)
+        for (int j = 0; j < NEXT / 4; j++) {
+            size_t best = 0;
+            for (size_t i = 1; i < SEARCH; i++) {
+                const cz_fp *a = kind < 2 ? &all[i].x : &all[i].y, *b = kind < 2 ? &all[best].x : &all[best].y;
+                bool better = kind & 1 ? a->l[5] < b->l[5] : a->l[5] > b->l[5];
+                if (better) best = i;
+            }
+            pool[NPOOL - NEXT + kind * (NEXT / 4) + j] = all[best];
+            all[best] = all[0]; /* not picked twice (all[0] is G itself, kept in the pool) */
+        }
+    free(tmp);
+    free(all);
+}
+
+static void g2_pool(cz_g2_affine *pool)
+{
+    cz_g2_jac g, p, *tmp = malloc(SEARCH * sizeof *tmp);
+    cz_g2_affine *all = malloc(SEARCH * sizeof *all);
+    assert_non_null(tmp);
+    assert_non_null(all);
+    cz_g2_generator_jac(&g);
+    for (size_t i = 0; i < NPOOL - NEXT; i++) {
+        cz_fr k;
+        cz_rng_fr(&k);
+        uint64_t l[4];
+        cz_fr_to_raw(l, &k);
+        cz_g2_jac_mul_var(&tmp[i], &g, l, 4);
+    }
+    cz_g2_batch_to_affine(pool, tmp, NPOOL - NEXT);
+    p = g;
+    for (size_t i = 0; i < SEARCH; i++) {
+        tmp[i] = p;
+        cz_g2_jac_add(&p, &p, &g);
+    }
+    cz_g2_batch_to_affine(all, tmp, SEARCH);
+    for (int kind = 0; kind < 4; kind++)
+        for (int j = 0; j < NEXT / 4; j++) {
+            size_t best = 0;
+            for (size_t i = 1; i < SEARCH; i++) {
+                const cz_fp2 *a = kind < 2 ? &all[i].x : &all[i].y, *b = kind < 2 ? &all[best].x : &all[best].y;
+                uint64_t ta = j & 1 ? a->c1.l[5] : a->c0.l[5], tb = j & 1 ? b->c1.l[5] : b->c0.l[5];
+                bool better = kind & 1 ? ta < tb : ta > tb;
+                if (better) best = i;
+            }
+            pool[NPOOL - NEXT + kind * (NEXT / 4) + j] = all[best];
+            all[best] = all[0];
+        }
+    free(tmp);
+    free(all);
+}
+
+static void test_flush_g1(void **state)
+{
+    (void)state;
+    cz_g1_affine *pool = malloc(NPOOL * sizeof *pool);
+    assert_non_null(pool);
+    g1_pool(pool);
+    int ran = 0;
+    if (cz__msm_x8_supported()) {
+        g1_sizes("g1 x8", cz__msm_g1_flush_x8, cz__msm_g1_x8_scratch, pool, NPOOL);
+        ran++;
+    }
+    if (cz__msm_x16_supported()) {
+        g1_sizes("g1 x16", cz__msm_g1_flush_x16, cz__msm_g1_x16_scratch, pool, NPOOL);
+        ran++;
+    }
+    /* the extreme points alone, so that whole lane groups hold them */
+    if (cz__msm_x16_supported())
+        g1_sizes("g1 x16 extremes", cz__msm_g1_flush_x16, cz__msm_g1_x16_scratch, pool + NPOOL - NEXT, NEXT);
+    free(pool);
+    if (!ran) {
+        fprintf(stderr, "test_flush_g1: no lane flush on this CPU, skipped\n");
+        skip();
+    }
+}
+
+static void test_flush_g2(void **state)
+{
+    (void)state;
+    cz_g2_affine *pool = malloc(NPOOL * sizeof *pool);
+    assert_non_null(pool);
+    g2_pool(pool);
+    int ran = 0;
+    if (cz__msm_x8_supported()) {
+        g2_sizes("g2 x8", cz__msm_g2_flush_x8, cz__msm_g2_x8_scratch, pool, NPOOL);
+        ran++;
+    }
+    if (cz__msm_x16_supported()) {
+        g2_sizes("g2 x16", cz__msm_g2_flush_x16, cz__msm_g2_x16_scratch, pool, NPOOL);
+        g2_sizes("g2 x16 extremes", cz__msm_g2_flush_x16, cz__msm_g2_x16_scratch, pool + NPOOL - NEXT, NEXT);
+        ran++;
+    }
+    free(pool);
+    if (!ran) {
+        fprintf(stderr, "test_flush_g2: no lane flush on this CPU, skipped\n");
+        skip();
+    }
+}
+
+int main(void)
+{
+    cz_test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flush_g1),
+        cmocka_unit_test(test_flush_g2),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
