@@ -320,6 +320,37 @@ TGT static void w_csub(f16 *r, int ki)
     for (int j = 0; j < NS; j++) cz_mont_reduce_once(r->s[j].l, r->s[j].l, KP[ki].l64, 6);
 }
 
+/* Montgomery's batch inversion, sixteen chains side by side: for fac[g]
+ * under F·p (F < 4; raw lanes allowed), pre[g] = 1/fac[g] for g < G, in
+ * one scalar inversion. pre holds G + 1 values: the prefix products
+ * pre[g] = fac[0]···fac[g−1] are built in it first, then walked down.
+ * Bounds: the prefix products and the running inverse stay under B =
+ * 1/(1 − 0.102·F) (each step < 0.102·B·F + 1), the results under 0.102·B²
+ * + 1 (F = 3: 1.44p and 1.21p). */
+static void f16_batch_inv(f16 *pre, const f16 *fac, unsigned G)
+{
+    for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
+    for (unsigned g = 0; g < G; g++) f16_mul(&pre[g + 1], &pre[g], &fac[g]);
+    /* one inversion for the sixteen chains (batched in scalar) */
+    cz_fp a[NL], pa[NL], inv, ti;
+    for (unsigned l = 0; l < NL; l++) f16_get(&a[l], &pre[G], l);
+    pa[0] = a[0];
+    for (unsigned l = 1; l < NL; l++) cz_fp_mul(&pa[l], &pa[l - 1], &a[l]);
+    cz_fp_inv_var(&inv, &pa[NL - 1]);
+    f16 iv;
+    for (unsigned l = NL - 1; l > 0; l--) {
+        cz_fp_mul(&ti, &inv, &pa[l - 1]);
+        cz_fp_mul(&inv, &inv, &a[l]);
+        f16_set(&iv, l, &ti);
+    }
+    f16_set(&iv, 0, &inv);
+    /* 1/fac[g] = iv·pre[g], the chain walking down */
+    for (unsigned g = G; g-- > 0;) {
+        f16_mul(&pre[g], &iv, &pre[g]);
+        f16_mul(&iv, &iv, &fac[g]);
+    }
+}
+
 /* Scratch: per group of sixteen the prefix product, den, num, x1, y1, x2;
  * one more prefix product (the chains' end). */
 size_t cz__msm_g1_x16_scratch(unsigned cap) { return (((size_t)cap + NL - 1) / NL * 6 + 1) * sizeof(f16) + 64; }
@@ -340,8 +371,6 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
      * instruction caches (BENCHMARKS.md "Lanes and MULX in one stream"). Scratch is reused
      * as values die: pre[g] becomes 1/den[g], num[g] λ, den[g] λ² and
      * then y3, x2[g] x3, x1[g] x1 − x3. */
-    for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
-
     /* gather: x1, y1, x2, den = x2 − x1, num = y2 − y1. The batch's
      * buckets and points were prefetched when they entered it, up to a
      * batch ago, and have left L1 since: the next group's lines are
@@ -386,28 +415,8 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
             }
         }
     }
-    /* the sixteen prefix-product chains (< 1.45p): pre[g] = den[0]···den[g-1] */
-    for (unsigned g = 0; g < G; g++) f16_mul(&pre[g + 1], &pre[g], &den[g]);
-
-    /* one inversion for the sixteen chains (batched in scalar) */
-    cz_fp a[NL], pa[NL], inv, ti;
-    for (unsigned l = 0; l < NL; l++) f16_get(&a[l], &pre[G], l);
-    pa[0] = a[0];
-    for (unsigned l = 1; l < NL; l++) cz_fp_mul(&pa[l], &pa[l - 1], &a[l]);
-    cz_fp_inv_var(&inv, &pa[NL - 1]);
-    f16 iv;
-    for (unsigned l = NL - 1; l > 0; l--) {
-        cz_fp_mul(&ti, &inv, &pa[l - 1]);
-        cz_fp_mul(&inv, &inv, &a[l]);
-        f16_set(&iv, l, &ti);
-    }
-    f16_set(&iv, 0, &inv);
-
-    /* 1/den[g] = iv·pre[g], the chain walking down */
-    for (unsigned g = G; g-- > 0;) {
-        f16_mul(&pre[g], &iv, &pre[g]);
-        f16_mul(&iv, &iv, &den[g]);
-    }
+    /* 1/den[g] into pre[g] (< 1.21p) */
+    f16_batch_inv(pre, den, G);
     /* λ = num/den, λ² */
     for (unsigned g = 0; g < G; g++) {
         f16_mul(&num[g], &num[g], &pre[g]);
@@ -542,29 +551,8 @@ __attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const c
         f16_mul(&pre[g + 1], &d1[g], &d1[g]);
     }
     for (unsigned g = 0; g < G; g++) w_add_raw(&nr[g], &nr[g], &pre[g + 1]);
-    /* the chains pre[g] = N_0···N_{g−1} (< 0.102·1.58·2.82 + 1 < 1.58) */
-    for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
-    for (unsigned g = 0; g < G; g++) f16_mul(&pre[g + 1], &pre[g], &nr[g]);
-
-    /* one inversion for the sixteen chains (batched in scalar) */
-    cz_fp a[NL], pa[NL], inv, ti;
-    for (unsigned l = 0; l < NL; l++) f16_get(&a[l], &pre[G], l);
-    pa[0] = a[0];
-    for (unsigned l = 1; l < NL; l++) cz_fp_mul(&pa[l], &pa[l - 1], &a[l]);
-    cz_fp_inv_var(&inv, &pa[NL - 1]);
-    f16 iv;
-    for (unsigned l = NL - 1; l > 0; l--) {
-        cz_fp_mul(&ti, &inv, &pa[l - 1]);
-        cz_fp_mul(&inv, &inv, &a[l]);
-        f16_set(&iv, l, &ti);
-    }
-    f16_set(&iv, 0, &inv);
-
-    /* 1/N_g = iv·pre[g] into pre[g] (iv < 1.58: < 1.26) */
-    for (unsigned g = G; g-- > 0;) {
-        f16_mul(&pre[g], &iv, &pre[g]);
-        f16_mul(&iv, &iv, &nr[g]);
-    }
+    /* 1/N_g into pre[g] (< 1.2p) */
+    f16_batch_inv(pre, nr, G);
     /* 1/den = a − b·u with a = den0/N, b = den1/N, into d0, d1 (< 1.26) */
     for (unsigned g = 0; g < G; g++) {
         f16_mul(&d0[g], &d0[g], &pre[g]);
