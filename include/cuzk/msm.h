@@ -145,14 +145,18 @@ typedef struct {
  * it has AVX2, FMA and ADX (x86-64); CUZK_NO_SIMD turns lanes off,
  * CUZK_NO_IFMA the IFMA ones, CUZK_MSM_LANES=ifma|avx2|none picks them.
  * The AVX2 lanes are taken only where a calibration at the first MSM finds
- * their products fast enough on this core (cz_msm_lanes_chosen). */
+ * their products fast enough on this core (cz_msm_lanes_chosen); where it
+ * does not, up to eight later MSMs measure again at their start, and the
+ * first fast reading takes the lanes from then on (so this may turn true
+ * during a process, never back). */
 bool cz_msm_simd_available(void);
 
 /* Which lanes that is: "ifma", "avx2" or "none". Where the choice between
  * the AVX2 lanes and the scalar flush was measured (a CPU with AVX2, FMA
  * and ADX but not IFMA, CUZK_MSM_LANES unset or auto), *ratio (may be
- * NULL) receives the measured time of the lanes' products over MULX's
- * (the AVX2 lanes are taken at <= CZ_MSM_AVX2_MAX_RATIO), else -1. */
+ * NULL) receives the measured time of the lanes' products over MULX's,
+ * the lowest reading so far (the AVX2 lanes are taken at <=
+ * CZ_MSM_AVX2_MAX_RATIO), else -1. */
 const char *cz_msm_lanes_chosen(double *ratio);
 /* The calibration's threshold (why this value: src/msm/msm_internal.h). */
 #define CZ_MSM_AVX2_MAX_RATIO 0.85

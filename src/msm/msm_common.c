@@ -5,14 +5,18 @@
 #include "msm_internal.h"
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- lanes ------------------------------------------------------------- */
 
-static cz_msm_lanes g_lanes;
-static double g_ratio = -1; /* the calibration's time ratio, when it ran */
+/* Atomic: a re-check at an MSM's start (cz__msm_lanes_begin) may turn
+ * none into avx2 while other threads read the choice. */
+static _Atomic int g_lanes;
+static _Atomic double g_ratio = -1; /* the lowest reading of the calibration, when it ran */
+static atomic_int g_rechecks;       /* readings left to take while the choice is none */
 static pthread_once_t g_lanes_once = PTHREAD_ONCE_INIT;
 
 /* From the CPU, not from the flushes' own flags: those are set by
@@ -45,15 +49,56 @@ static void lanes_init(void)
         g_lanes = lanes_supported(k) ? k : CZ_MSM_LANES_NONE;
     } else {
         bool ifma = lanes_supported(CZ_MSM_LANES_IFMA), avx2 = lanes_supported(CZ_MSM_LANES_AVX2);
-        if (!ifma && avx2) g_ratio = cz__msm_x16_time_ratio();
-        g_lanes = cz__msm_lanes_pick(ifma, avx2, g_ratio);
+        double r = -1;
+        if (!ifma && avx2) r = cz__msm_x16_time_ratio();
+        g_ratio = r;
+        g_lanes = cz__msm_lanes_pick(ifma, avx2, r);
+        if (g_lanes == CZ_MSM_LANES_NONE && r > 0) g_rechecks = CZ_MSM_X16_RECHECKS;
     }
 }
 
 cz_msm_lanes cz__msm_lanes(void)
 {
     pthread_once(&g_lanes_once, lanes_init);
-    return g_lanes;
+    return (cz_msm_lanes)atomic_load_explicit(&g_lanes, memory_order_relaxed);
+}
+
+void cz__msm_lanes_set_state(cz_msm_lanes k, int rechecks, double ratio)
+{
+    (void)cz__msm_lanes(); /* the first calibration, not after this */
+    g_ratio = ratio;
+    g_rechecks = rechecks;
+    g_lanes = (int)k;
+}
+
+int cz__msm_lanes_rechecks_left(void)
+{
+    int n = atomic_load(&g_rechecks);
+    return n > 0 ? n : 0;
+}
+
+cz_msm_lanes cz__msm_lanes_recheck(cz_msm_lanes cur, double reading)
+{
+    if (cur == CZ_MSM_LANES_NONE && cz__msm_lanes_pick(false, true, reading) == CZ_MSM_LANES_AVX2)
+        return CZ_MSM_LANES_AVX2;
+    return cur;
+}
+
+cz_msm_lanes cz__msm_lanes_begin(void)
+{
+    cz_msm_lanes k = cz__msm_lanes();
+    /* one reading per MSM start while any are left; a thread that finds
+     * none left (or loses the race for the last) goes on with the choice */
+    if (k != CZ_MSM_LANES_NONE || atomic_load_explicit(&g_rechecks, memory_order_relaxed) <= 0) return k;
+    if (atomic_fetch_sub(&g_rechecks, 1) <= 0) return k;
+    double r = cz__msm_x16_time_ratio();
+    if (r > 0 && r < g_ratio) g_ratio = r;
+    cz_msm_lanes n = cz__msm_lanes_recheck(k, r);
+    if (n != k) {
+        atomic_store(&g_rechecks, 0);
+        atomic_store(&g_lanes, (int)n);
+    }
+    return n;
 }
 
 const char *cz__msm_lanes_name(cz_msm_lanes k)

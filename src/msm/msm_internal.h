@@ -55,9 +55,9 @@
  * none; CUZK_NO_IFMA rules IFMA out (as on a Zen 3); CUZK_MSM_LANES=
  * ifma|avx2|none selects one without calibrating (none when the CPU lacks
  * it), for comparisons on one machine, and auto is the default. The
- * calibration times the product kernel both flushes share; G2's flush
- * gains about what G1's does there (BENCHMARKS.md, "G2 on the AVX2 + MULX
- * lanes"). */
+ * calibration times the product kernel both flushes share; on the Zen 4
+ * measured, G2's flush gains about what G1's does (BENCHMARKS.md, "G2 on
+ * the AVX2 + MULX lanes"). */
 typedef enum { CZ_MSM_LANES_NONE, CZ_MSM_LANES_IFMA, CZ_MSM_LANES_AVX2 } cz_msm_lanes;
 cz_msm_lanes cz__msm_lanes(void);
 /* "ifma", "avx2" or "none" (benchmark reports). */
@@ -77,6 +77,32 @@ const char *cz__msm_lanes_name(cz_msm_lanes k);
  * is in between the two flushes cost about the same. */
 #define CZ_MSM_X16_MAX_RATIO CZ_MSM_AVX2_MAX_RATIO
 cz_msm_lanes cz__msm_lanes_pick(bool ifma, bool avx2, double ratio);
+/* The choice at an MSM's start (the planner's X8_USABLE): cz__msm_lanes(),
+ * except that while a measured choice is none, up to
+ * CZ_MSM_X16_RECHECKS further MSM starts each take one more reading
+ * first (~6 ms), and the first reading at or under the threshold turns
+ * the choice to avx2 for the rest of the process (never back).
+ *
+ * Why: on a shared host the reading comes in spells. On the Zen 4
+ * development VM, 34 processes of 40 read 0.51-0.57 and 6 read 0.82-1.01
+ * (four of them over the threshold, so those ran the MULX flush for their
+ * whole life, ~22 % slower MSMs), and twelve readings in a row inside one
+ * process were all low, all high, or switched between the two
+ * (BENCHMARKS.md, "G2 on the AVX2 + MULX lanes"). A core whose lanes
+ * really are slow reads high every time and keeps the MULX flush; the
+ * readings spread over the process's first MSMs cost at most
+ * CZ_MSM_X16_RECHECKS·6 ms there. The change is safe mid-flight: an MSM
+ * that started with none has no lane scratch (st->x8 NULL) and runs the
+ * scalar flush to its end, and the choice only ever goes none -> avx2. */
+#define CZ_MSM_X16_RECHECKS 8
+cz_msm_lanes cz__msm_lanes_begin(void);
+/* For tests: the choice, the re-checks left and the lowest reading as if
+ * a calibration had just made them; and the re-checks left. */
+void cz__msm_lanes_set_state(cz_msm_lanes k, int rechecks, double ratio);
+int cz__msm_lanes_rechecks_left(void);
+/* The rule of one re-check, without the CPU: cur, or avx2 where cur is
+ * none and the reading is fast enough. */
+cz_msm_lanes cz__msm_lanes_recheck(cz_msm_lanes cur, double reading);
 /* Time of sixteen AVX2 + MULX products (ff/fp_x4.h) over that of sixteen
  * MULX products on this core, measured now (~6 ms; msm_x16.c); < 0 when
  * the kernel cannot run here. */

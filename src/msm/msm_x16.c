@@ -50,6 +50,7 @@
  */
 #include "msm_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -663,8 +664,16 @@ static double now_ns(void)
 double cz__msm_x16_time_ratio(void)
 {
     if (!cz__fp_x4_supported()) return -1;
-    static f16 a[KCAL], b[KCAL], r[KCAL];
-    static cz_fp sa[KCAL * NL], sb[KCAL * NL], sr[KCAL * NL];
+    /* the buffers are the call's own: MSMs on several threads may
+     * re-check at once (cz__msm_lanes_begin) */
+    typedef struct {
+        f16 a[KCAL], b[KCAL], r[KCAL];
+        cz_fp sa[KCAL * NL], sb[KCAL * NL], sr[KCAL * NL];
+    } cal_bufs;
+    cal_bufs *cb = aligned_alloc(64, (sizeof(cal_bufs) + 63) & ~(size_t)63);
+    if (!cb) return -1;
+    f16 *a = cb->a, *b = cb->b, *r = cb->r;
+    cz_fp *sa = cb->sa, *sb = cb->sb, *sr = cb->sr;
     /* canonical values that are not small: x·R chains from two seeds */
     cz_fp x = CZ_FP_ONE, y = CZ_FP_ONE;
     cz_fp_add(&y, &y, &y);
@@ -692,6 +701,7 @@ double cz__msm_x16_time_ratio(void)
     /* the results must be used, or the scalar loop could go */
     volatile uint64_t sink = r[KCAL - 1].s[0].l[0] ^ sr[KCAL * NL - 1].l[0];
     (void)sink;
+    free(cb);
     return best_s > 0 ? best_v / best_s : -1;
 }
 

@@ -11,6 +11,8 @@
  */
 #include "testutil.h"
 #include "cuzk/msm.h"
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "msm_testutil.h"
@@ -721,6 +723,82 @@ static void test_lanes_pick(void **state)
     assert_int_equal(cz__msm_lanes_pick(false, true, -1), CZ_MSM_LANES_NONE);
     assert_int_equal(cz__msm_lanes_pick(false, true, 0), CZ_MSM_LANES_NONE);
     assert_int_equal(cz__msm_lanes_pick(false, false, 0.5), CZ_MSM_LANES_NONE);
+    /* a re-check turns none into avx2 on a fast reading only, and never
+     * changes another choice */
+    assert_int_equal(cz__msm_lanes_recheck(CZ_MSM_LANES_NONE, 0.51), CZ_MSM_LANES_AVX2);
+    assert_int_equal(cz__msm_lanes_recheck(CZ_MSM_LANES_NONE, CZ_MSM_X16_MAX_RATIO), CZ_MSM_LANES_AVX2);
+    assert_int_equal(cz__msm_lanes_recheck(CZ_MSM_LANES_NONE, CZ_MSM_X16_MAX_RATIO + 0.01), CZ_MSM_LANES_NONE);
+    assert_int_equal(cz__msm_lanes_recheck(CZ_MSM_LANES_NONE, -1), CZ_MSM_LANES_NONE);
+    assert_int_equal(cz__msm_lanes_recheck(CZ_MSM_LANES_AVX2, 2.0), CZ_MSM_LANES_AVX2);
+    assert_int_equal(cz__msm_lanes_recheck(CZ_MSM_LANES_IFMA, 0.5), CZ_MSM_LANES_IFMA);
+}
+
+/* A choice of none with re-checks left, as after a calibration in a slow
+ * spell: MSMs started from two threads at once each take one reading
+ * (never more than the re-checks left), every result stays right while
+ * the choice may switch under them, and at the end the choice agrees
+ * with the lowest reading. The planted first reading (100) is worse
+ * than any real one, so a reading must have replaced it. */
+typedef struct {
+    const cz_g1_affine *b;
+    const cz_scalar *s;
+    size_t n;
+    const cz_g1_jac *ref;
+    int bad;
+} recheck_job;
+
+static void *recheck_thread(void *arg)
+{
+    recheck_job *j = arg;
+    for (int i = 0; i < 3; i++) {
+        cz_g1_jac r;
+        if (cz_msm_g1(&r, j->b, j->s, j->n, NULL, NULL) != CZ_OK || !cz_g1_jac_eq(&r, j->ref)) j->bad++;
+    }
+    return NULL;
+}
+
+static void test_lanes_recheck(void **state)
+{
+    (void)state;
+    const char *want = getenv("CUZK_MSM_LANES");
+    if (!cz__msm_x16_supported() || getenv("CUZK_NO_SIMD") || (want && strcmp(want, "auto"))) {
+        /* re-checks follow a measured choice only */
+        fprintf(stderr, "test_lanes_recheck: no AVX2 + FMA + ADX here, or the lanes chosen by hand: skipped\n");
+        skip();
+    }
+    double r0;
+    cz_msm_lanes k0 = cz__msm_lanes();
+    (void)cz_msm_lanes_chosen(&r0);
+    enum { N = 4096 };
+    cz_g1_affine *b = malloc(N * sizeof *b);
+    cz_scalar *s = malloc(N * sizeof *s);
+    assert_non_null(b);
+    assert_non_null(s);
+    g1_bases(b, N, 0);
+    sc_fill(s, N, 0);
+    cz_g1_jac ref;
+    g1_naive(&ref, b, s, N);
+    cz__msm_lanes_set_state(CZ_MSM_LANES_NONE, 4, 100.0);
+    recheck_job j[2] = {{b, s, N, &ref, 0}, {b, s, N, &ref, 0}};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, recheck_thread, &j[0]), 0);
+    recheck_thread(&j[1]);
+    pthread_join(t, NULL);
+    assert_int_equal(j[0].bad + j[1].bad, 0);
+    double r;
+    const char *name = cz_msm_lanes_chosen(&r);
+    assert_true(r > 0 && r < 100.0);
+    if (!strcmp(name, "avx2")) {
+        assert_true(r <= CZ_MSM_X16_MAX_RATIO);
+        assert_int_equal(cz__msm_lanes_rechecks_left(), 0);
+    } else {
+        assert_string_equal(name, "none");
+        assert_true(r > CZ_MSM_X16_MAX_RATIO);
+    }
+    print_message("re-check: %s at %.3f\n", name, r);
+    cz__msm_lanes_set_state(k0, 0, r0);
+    free(b);
+    free(s);
 }
 
 int main(void)
@@ -728,6 +806,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lanes_selection),
         cmocka_unit_test(test_lanes_pick),
+        cmocka_unit_test(test_lanes_recheck),
         cmocka_unit_test(test_scalars_from_fr),
         cmocka_unit_test(test_small_n),
         cmocka_unit_test(test_edge_cases),
