@@ -457,9 +457,9 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
  * den/N 2, λ 3, λ² 2, λ(x1 − x3) 3), each sixteen at a time in the AVX2 +
  * MULX kernel.
  *
- * Bounds. Unlike G1's, every operation here treats the MULX values as
- * the lanes are treated: plain integers under a bound, written at each
- * step as a multiple of p. A sum or a difference is not reduced; a
+ * Bounds. Unlike G1's (its den and num aside), every operation here
+ * treats the MULX values as the lanes are treated: plain integers under a
+ * bound, written at each step as a multiple of p. A sum or a difference is not reduced; a
  * conditional subtraction of 2p, 4p or 8p (w_csub) brings a value back
  * under what the next step needs, and only the stored coordinates must
  * end under 2p (the store makes them canonical). This takes the kernel
