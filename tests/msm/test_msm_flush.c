@@ -112,79 +112,50 @@ DEFINE_FLUSH_CHECK(g2, cz_fp2)
  * nearest p and nearest 0. */
 enum { NPOOL = 512, SEARCH = 4096, NEXT = 16 };
 
-static void g1_pool(cz_g1_affine *pool)
-{
-    cz_g1_jac g, p, *tmp = malloc(SEARCH * sizeof *tmp);
-    cz_g1_affine *all = malloc(SEARCH * sizeof *all);
-    assert_non_null(tmp);
-    assert_non_null(all);
-    cz_g1_generator_jac(&g);
-    for (size_t i = 0; i < NPOOL - NEXT; i++) {
-        cz_fr k;
-        cz_rng_fr(&k);
-        uint64_t l[4];
-        cz_fr_to_raw(l, &k);
-        cz_g1_jac_mul_var(&tmp[i], &g, l, 4);
-    }
-    cz_g1_batch_to_affine(pool, tmp, NPOOL - NEXT);
-    p = g;
-    for (size_t i = 0; i < SEARCH; i++) {
-        tmp[i] = p;
-        cz_g1_jac_add(&p, &p, &g);
-    }
-    cz_g1_batch_to_affine(all, tmp, SEARCH);
-    /* NEXT/4 each of: largest x, smallest x, largest y, smallest y (top limb) */
-    for (int kind = 0; kind < 4; kind++)
-        for (int j = 0; j < NEXT / 4; j++) {
-            size_t best = 0;
-            for (size_t i = 1; i < SEARCH; i++) {
-                const cz_fp *a = kind < 2 ? &all[i].x : &all[i].y, *b = kind < 2 ? &all[best].x : &all[best].y;
-                bool better = kind & 1 ? a->l[5] < b->l[5] : a->l[5] > b->l[5];
-                if (better) best = i;
-            }
-            pool[NPOOL - NEXT + kind * (NEXT / 4) + j] = all[best];
-            all[best] = all[0]; /* not picked twice (all[0] is G itself, kept in the pool) */
-        }
-    free(tmp);
-    free(all);
+/* TOP(c, j): the top limb of coordinate c (for G2, of c0 or c1 by j) */
+#define G1_TOP(c, j) ((void)(j), (c)->l[5])
+#define G2_TOP(c, j) ((j) & 1 ? (c)->c1.l[5] : (c)->c0.l[5])
+#define DEFINE_POOL(G, FE, TOP)                                                                   \
+static void G##_pool(cz_##G##_affine *pool)                                                       \
+{                                                                                                 \
+    cz_##G##_jac g, p, *tmp = malloc(SEARCH * sizeof *tmp);                                      \
+    cz_##G##_affine *all = malloc(SEARCH * sizeof *all);                                          \
+    assert_non_null(tmp);                                                                         \
+    assert_non_null(all);                                                                         \
+    cz_##G##_generator_jac(&g);                                                                   \
+    for (size_t i = 0; i < NPOOL - NEXT; i++) {                                                   \
+        cz_fr k;                                                                                  \
+        uint64_t l[4];                                                                            \
+        cz_rng_fr(&k);                                                                            \
+        cz_fr_to_raw(l, &k);                                                                      \
+        cz_##G##_jac_mul_var(&tmp[i], &g, l, 4);                                                  \
+    }                                                                                             \
+    cz_##G##_batch_to_affine(pool, tmp, NPOOL - NEXT);                                            \
+    p = g;                                                                                        \
+    for (size_t i = 0; i < SEARCH; i++) {                                                         \
+        tmp[i] = p;                                                                               \
+        cz_##G##_jac_add(&p, &p, &g);                                                             \
+    }                                                                                             \
+    cz_##G##_batch_to_affine(all, tmp, SEARCH);                                                   \
+    /* NEXT/4 each of: largest x, smallest x, largest y, smallest y (top limb) */                \
+    for (int kind = 0; kind < 4; kind++)                                                          \
+        for (int j = 0; j < NEXT / 4; j++) {                                                      \
+            size_t best = 0;                                                                      \
+            for (size_t i = 1; i < SEARCH; i++) {                                                 \
+                const FE *a = kind < 2 ? &all[i].x : &all[i].y;                                   \
+                const FE *b = kind < 2 ? &all[best].x : &all[best].y;                             \
+                uint64_t ta = TOP(a, j), tb = TOP(b, j);                                          \
+                if (kind & 1 ? ta < tb : ta > tb) best = i;                                       \
+            }                                                                                     \
+            pool[NPOOL - NEXT + kind * (NEXT / 4) + j] = all[best];                               \
+            all[best] = all[0]; /* not picked twice (G itself takes its place) */              \
+        }                                                                                         \
+    free(tmp);                                                                                    \
+    free(all);                                                                                    \
 }
 
-static void g2_pool(cz_g2_affine *pool)
-{
-    cz_g2_jac g, p, *tmp = malloc(SEARCH * sizeof *tmp);
-    cz_g2_affine *all = malloc(SEARCH * sizeof *all);
-    assert_non_null(tmp);
-    assert_non_null(all);
-    cz_g2_generator_jac(&g);
-    for (size_t i = 0; i < NPOOL - NEXT; i++) {
-        cz_fr k;
-        cz_rng_fr(&k);
-        uint64_t l[4];
-        cz_fr_to_raw(l, &k);
-        cz_g2_jac_mul_var(&tmp[i], &g, l, 4);
-    }
-    cz_g2_batch_to_affine(pool, tmp, NPOOL - NEXT);
-    p = g;
-    for (size_t i = 0; i < SEARCH; i++) {
-        tmp[i] = p;
-        cz_g2_jac_add(&p, &p, &g);
-    }
-    cz_g2_batch_to_affine(all, tmp, SEARCH);
-    for (int kind = 0; kind < 4; kind++)
-        for (int j = 0; j < NEXT / 4; j++) {
-            size_t best = 0;
-            for (size_t i = 1; i < SEARCH; i++) {
-                const cz_fp2 *a = kind < 2 ? &all[i].x : &all[i].y, *b = kind < 2 ? &all[best].x : &all[best].y;
-                uint64_t ta = j & 1 ? a->c1.l[5] : a->c0.l[5], tb = j & 1 ? b->c1.l[5] : b->c0.l[5];
-                bool better = kind & 1 ? ta < tb : ta > tb;
-                if (better) best = i;
-            }
-            pool[NPOOL - NEXT + kind * (NEXT / 4) + j] = all[best];
-            all[best] = all[0];
-        }
-    free(tmp);
-    free(all);
-}
+DEFINE_POOL(g1, cz_fp, G1_TOP)
+DEFINE_POOL(g2, cz_fp2, G2_TOP)
 
 static void test_flush_g1(void **state)
 {
