@@ -21,8 +21,7 @@
 #if CZ_MSM_HAVE_X8
 #define FLUSH_X8 cz__msm_g1_flush_lanes
 #define X8_SCRATCH(cap) cz__msm_g1_lanes_scratch(cap)
-#define X8_USABLE() (cz__msm_lanes() != CZ_MSM_LANES_NONE)
-#define X8_BEGIN() (cz__msm_lanes_begin() != CZ_MSM_LANES_NONE)
+#define X8_USABLE() (cz__msm_lanes_begin() != CZ_MSM_LANES_NONE)
 #define X8_PLAN() (cz__msm_lanes() == CZ_MSM_LANES_IFMA)
 #define X8_MIN_BATCH() (cz__msm_lanes() == CZ_MSM_LANES_AVX2 ? CZ_MSM_X16_MIN_BATCH : CZ_MSM_X8_MIN_BATCH)
 #endif
@@ -36,7 +35,6 @@
 #undef FLUSH_X8
 #undef X8_SCRATCH
 #undef X8_USABLE
-#undef X8_BEGIN
 #undef AFF
 #undef XYZZ
 #undef JAC
@@ -69,8 +67,7 @@
 #if CZ_MSM_HAVE_X8
 #define FLUSH_X8 cz__msm_g2_flush_lanes
 #define X8_SCRATCH(cap) cz__msm_g2_lanes_scratch(cap)
-#define X8_USABLE() (cz__msm_lanes() != CZ_MSM_LANES_NONE)
-#define X8_BEGIN() (cz__msm_lanes_begin() != CZ_MSM_LANES_NONE)
+#define X8_USABLE() (cz__msm_lanes_begin() != CZ_MSM_LANES_NONE)
 #define X8_PLAN() (cz__msm_lanes() == CZ_MSM_LANES_IFMA)
 #define X8_MIN_BATCH() (cz__msm_lanes() == CZ_MSM_LANES_AVX2 ? CZ_MSM_X16_MIN_BATCH : CZ_MSM_X8_MIN_BATCH)
 #endif

@@ -19,8 +19,6 @@
  *                          with the eight-lane flush)
  *   FLUSH_X8 (optional)    SIMD-lane flush (bk, entries, n, scratch) and
  *   X8_SCRATCH(cap)        its scratch bytes; X8_USABLE() true when it may run;
- *   X8_BEGIN() (optional)  X8_USABLE() at the start of an MSM that runs
- *                          (default X8_USABLE(); may re-measure the choice)
  *   X8_PLAN() (optional)   true when the planner should price lane additions
  *                          (default true); X8_MIN_BATCH() the smallest batch
  *                          it takes (default CZ_MSM_X8_MIN_BATCH)
@@ -80,9 +78,6 @@ typedef struct {
 #endif
 #ifndef X8_MIN_BATCH
 #define X8_MIN_BATCH() CZ_MSM_X8_MIN_BATCH
-#endif
-#if defined(FLUSH_X8) && !defined(X8_BEGIN)
-#define X8_BEGIN() X8_USABLE()
 #endif
 
 struct TAB_S {
@@ -778,24 +773,10 @@ static unsigned S(bitlen)(const uint64_t o[4])
 
 static bool S(plan_lanes)(bool x8) { return x8 && X8_PLAN(); }
 
-/* Whether a call runs the lane flush: for planning (use_x8) and at the
- * start of the MSM that runs (begin_x8, which may take the choice's
- * re-check: X8_BEGIN). */
 static bool S(use_x8)(const cz_msm_opts *opts)
 {
 #ifdef FLUSH_X8
     return X8_USABLE() && !(opts && opts->no_simd);
-#else
-    (void)opts;
-    return false;
-#endif
-}
-
-static bool S(begin_x8)(const cz_msm_opts *opts)
-{
-#ifdef FLUSH_X8
-    /* no_simd first: a call that runs no lanes takes no re-check either */
-    return !(opts && opts->no_simd) && X8_BEGIN();
 #else
     (void)opts;
     return false;
@@ -971,7 +952,7 @@ static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *cons
     x->nscalars = nscalars;
     x->bm = bm;
     x->split = !(opts && opts->no_split);
-    x->x8 = S(begin_x8)(opts);
+    x->x8 = S(use_x8)(opts);
 
     /* scratch: the bound for n (independent of the scalar values); a
      * table set may raise its c (S(tables_bound_c)) */

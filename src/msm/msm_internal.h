@@ -77,7 +77,8 @@ const char *cz__msm_lanes_name(cz_msm_lanes k);
  * is in between the two flushes cost about the same. */
 #define CZ_MSM_X16_MAX_RATIO CZ_MSM_AVX2_MAX_RATIO
 cz_msm_lanes cz__msm_lanes_pick(bool ifma, bool avx2, double ratio);
-/* The choice at an MSM's start (the planner's X8_USABLE): cz__msm_lanes(),
+/* The choice at an MSM's start and in its scratch planning (msm.c's
+ * X8_USABLE): cz__msm_lanes(),
  * except that while a measured choice is none, up to
  * CZ_MSM_X16_RECHECKS further MSM starts each take one more reading
  * first (~6 ms), and the first reading at or under the threshold turns

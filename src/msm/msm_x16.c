@@ -327,8 +327,9 @@ TGT static void w_csub(f16 *r, int ki)
  * pre[g] = fac[0]···fac[g−1] are built in it first, then walked down.
  * Bounds: the prefix products and the running inverse stay under B =
  * 1/(1 − 0.102·F) (each step < 0.102·B·F + 1), the results under 0.102·B²
- * + 1 (F = 3: 1.44p and 1.21p). */
-static void f16_batch_inv(f16 *pre, const f16 *fac, unsigned G)
+ * + 1 (F = 3: 1.44p and 1.21p). Inlined: called out of line, the G1
+ * MSM measured ~3 % slower on the Zen 4 (where its loops sat). */
+static inline __attribute__((always_inline)) void f16_batch_inv(f16 *pre, const f16 *fac, unsigned G)
 {
     for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
     for (unsigned g = 0; g < G; g++) f16_mul(&pre[g + 1], &pre[g], &fac[g]);
