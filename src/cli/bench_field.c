@@ -26,6 +26,7 @@
 #include "cuzk/field.h"
 #include "cuzk/pairing.h"
 #include "ff/fp_x4.h"
+#include "ff/fr_x4.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ typedef struct {
     cz_fp12 f;
     cz_fp qa[4], qb[4];  /* four independent chains */
     cz__fp_x16 xa, xb;   /* 16 chains: lanes and MULX */
+    cz_fr qra[4], qrb[4]; /* four independent Fr chains */
+    cz__fr_x16 ya, yb;   /* 16 Fr chains: lanes and MULX */
 } bench_state;
 
 static void b_fp_mul(void *arg, size_t n)
@@ -69,6 +72,21 @@ static void b_fp_mul_x16_hybrid(void *arg, size_t n)
 {
     bench_state *s = arg;
     for (size_t i = 0; i < n; i += CZ_FP_X16_N) cz__fp_x16_mul(&s->xa, &s->xa, &s->xb);
+}
+static void b_fr_mul_4chains(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i += 4) {
+        cz_fr_mul(&s->qra[0], &s->qra[0], &s->qrb[0]);
+        cz_fr_mul(&s->qra[1], &s->qra[1], &s->qrb[1]);
+        cz_fr_mul(&s->qra[2], &s->qra[2], &s->qrb[2]);
+        cz_fr_mul(&s->qra[3], &s->qra[3], &s->qrb[3]);
+    }
+}
+static void b_fr_mul_x16_hybrid(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i += CZ_FR_X16_N) cz__fr_x16_mul(&s->ya, &s->ya, &s->yb);
 }
 static void b_fp_sqr(void *arg, size_t n)
 {
@@ -212,6 +230,8 @@ static const bench_case CASES[] = {
     {"fp_inv_var", b_fp_inv_var, false},
     {"fp_sqrt", b_fp_sqrt, false},
     {"fr_mul", b_fr_mul, false},
+    {"fr_mul_4chains", b_fr_mul_4chains, false},
+    {"fr_mul_x16_hybrid", b_fr_mul_x16_hybrid, true},
     {"fr_sqr", b_fr_sqr, false},
     {"fr_inv", b_fr_inv, false},
     {"fr_inv_var", b_fr_inv_var, false},
@@ -266,6 +286,16 @@ static void setup(bench_state *s)
         for (int k = 0; k <= l; k++) cz_fp_sqr(&s->qa[l], &s->qa[l]);
         s->qb[l] = l & 1 ? s->fa : s->fb;
     }
+    for (int l = 0; l < 4; l++) {
+        s->qra[l] = l & 1 ? s->rb : s->ra;
+        for (int k = 0; k <= l; k++) cz_fr_sqr(&s->qra[l], &s->qra[l]);
+        s->qrb[l] = l & 1 ? s->ra : s->rb;
+    }
+    if (cz__fr_x4_supported())
+        for (unsigned i = 0; i < CZ_FR_X16_N; i++) {
+            cz__fr_x16_set_a(&s->ya, i, &s->qra[i % 4]);
+            cz__fr_x16_set_b(&s->yb, i, &s->qrb[i % 4]);
+        }
     if (cz__fp_x4_supported())
         for (unsigned i = 0; i < CZ_FP_X16_N; i++) { /* copies of the four chains */
             cz__fp_x16_set(&s->xa, i, &s->qa[i % 4]);

@@ -17,6 +17,7 @@
 #include "ff/ff_internal.h"
 #include "ff/mont.h"
 #include "ff/fp_x4.h"
+#include "ff/fr_x4.h"
 
 #ifdef CUZK_SANITIZED
 #define NRAND 150
@@ -1106,6 +1107,102 @@ static void fp_x4_lanes(void **state)
     free_values(v, n);
 }
 
+/* ---- the sixteen-value Fr product (ff/fr_x4.h) vs GMP ------------------ */
+
+/* The raw (not yet canonical) value l of a product's result. */
+static void fr_x16_raw(mpz_t z, const cz__fr_x16 *x, unsigned l)
+{
+    uint64_t q[4];
+    if (l < 4 * CZ_FR_X4_GROUPS) {
+        uint64_t o[6];
+        for (int k = 0; k < 6; k++) {
+            o[k] = x->g[l / 4].l[k][l % 4];
+            assert_true(k == 5 ? o[k] < (UINT64_C(1) << 16) : o[k] <= CZ_FR_X4_M48);
+        }
+        cz__fr_from48(q, o);
+    } else {
+        memcpy(q, x->s[l - 4 * CZ_FR_X4_GROUPS].l, sizeof q);
+    }
+    cz_mpz_from_limbs(z, q, 4);
+}
+
+/* Every edge and random value against another one in every one of the
+ * sixteen places, with the lanes' a operands also given as value + r (the
+ * contract allows a < 2r there: a chained result); each raw result must
+ * be under 2r, the canonical one a·b. Then chains x = x·y that feed the
+ * results back in as a operands (the MULX ones made canonical first), y
+ * changing every few steps. */
+static void fr_x4_lanes(void **state)
+{
+    (void)state;
+    if (!cz__fr_x4_supported()) {
+        fprintf(stderr, "fr_x4_lanes: no AVX2 + FMA here, skipped\n");
+        skip();
+    }
+    init_fields();
+    const field *f = &FIELDS[1];
+    size_t n;
+    mpz_t *v = make_values(f, NRAND, &n), m, m2, w, raw;
+    mpz_inits(m, m2, w, raw, NULL);
+    modulus(m, f);
+    mpz_mul_2exp(m2, m, 1);
+    enum { L = CZ_FR_X16_N };
+    static cz__fr_x16 xa, xb;
+    cz_fr a, b, r;
+    for (int plus_r = 0; plus_r < 2; plus_r++)
+        for (size_t sh = 0; sh < L; sh++)
+            for (size_t i = 0; i + L <= n; i += L) {
+                size_t ja[L], jb[L];
+                for (unsigned l = 0; l < L; l++) {
+                    ja[l] = i + (l + sh) % L;
+                    jb[l] = (7 * ja[l] + 3 + sh) % n;
+                    from_mpz((elem *)&a, f, v[ja[l]]);
+                    from_mpz((elem *)&b, f, v[jb[l]]);
+                    if (plus_r && l < 4 * CZ_FR_X4_GROUPS) cz_limbs_add_nc(a.l, a.l, CZ_FR_MODULUS, 4); /* < 2r */
+                    cz__fr_x16_set_a(&xa, l, &a);
+                    cz__fr_x16_set_b(&xb, l, &b);
+                }
+                cz__fr_x16_mul(&xa, &xa, &xb);
+                for (unsigned l = 0; l < L; l++) {
+                    const char *what = l < 4 * CZ_FR_X4_GROUPS ? "fr x16 lane mul" : "fr x16 mulx mul";
+                    fr_x16_raw(raw, &xa, l);
+                    if (mpz_cmp(raw, m2) >= 0) fail_msg("%s: raw result not under 2r (place %u)", what, l);
+                    cz__fr_x16_get(&r, &xa, l);
+                    mpz_mul(w, v[ja[l]], v[jb[l]]);
+                    mpz_mod(w, w, m);
+                    assert_elem_mpz(f, (const elem *)&r, w, what);
+                }
+            }
+    mpz_t want[L], y[L];
+    for (unsigned l = 0; l < L; l++) {
+        mpz_init_set(want[l], v[n - 1 - l]);
+        mpz_init_set(y[l], v[n - 1 - L - l]);
+        from_mpz((elem *)&a, f, want[l]);
+        cz__fr_x16_set_a(&xa, l, &a);
+    }
+    for (int step = 0; step < 300; step++) {
+        if (step % 4 == 0)
+            for (unsigned l = 0; l < L; l++) {
+                mpz_mul(y[l], y[l], y[l]);
+                mpz_add_ui(y[l], y[l], (unsigned long)step);
+                mpz_mod(y[l], y[l], m);
+                from_mpz((elem *)&b, f, y[l]);
+                cz__fr_x16_set_b(&xb, l, &b);
+            }
+        for (unsigned j = 0; j < CZ_FR_X4_SCALARS; j++) cz_mont_reduce_once(xa.s[j].l, xa.s[j].l, CZ_FR_MODULUS, 4);
+        cz__fr_x16_mul(&xa, &xa, &xb);
+        for (unsigned l = 0; l < L; l++) {
+            mpz_mul(want[l], want[l], y[l]);
+            mpz_mod(want[l], want[l], m);
+            cz__fr_x16_get(&r, &xa, l);
+            assert_elem_mpz(f, (const elem *)&r, want[l], "fr x16 chain");
+        }
+    }
+    for (unsigned l = 0; l < L; l++) mpz_clears(want[l], y[l], NULL);
+    mpz_clears(m, m2, w, raw, NULL);
+    free_values(v, n);
+}
+
 /* The sixteen-value product past its contract (< 2p on both sides), as
  * the G2 flush (msm/msm_x16.c) uses it: operands under A·p and B·p with
  * A·B < 87 (result < (0.102·A·B + 1)·p < 2^384) and A < 8.8 (a MULX row
@@ -1256,6 +1353,7 @@ int main(void)
         cmocka_unit_test(fp2),
         cmocka_unit_test(fp_x4_lanes),
         cmocka_unit_test(fp_x4_wide_operands),
+        cmocka_unit_test(fr_x4_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
