@@ -62,6 +62,7 @@
 #include "ff/mont.h"
 #include "ff/mont_adx.h"
 #include "ff/ff_internal.h"
+#include "ntt_arith.h"
 #include "ntt_x8.h"
 
 #include <stdlib.h>
@@ -80,84 +81,6 @@
 #error "outer stages need at least TILE_COLS columns"
 #endif
 
-/* r, for the inlined add/sub below; checked against CZ_FR_MODULUS when a
- * domain is created. */
-static const uint64_t FR_M[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
-                                 0x73eda753299d7d48ULL};
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* Add/sub as short carry chains in inline asm: the generic ff/mont.h
- * versions go through unsigned __int128 temporaries that GCC spills to the
- * stack in these loops, and the _addcarry_u64 intrinsics still cost
- * setb/add round trips; together they were a third of the butterfly time.
- * Constant time (cmov / masks, no branches). r may alias a or b: every
- * input is read before r is written. */
-static inline void fadd(cz_fr *r, const cz_fr *a, const cz_fr *b)
-{
-    uint64_t s0 = a->l[0], s1 = a->l[1], s2 = a->l[2], s3 = a->l[3];
-    uint64_t t0, t1, t2, t3;
-    __asm__("addq %[b0], %[s0]\n\t"
-            "adcq %[b1], %[s1]\n\t"
-            "adcq %[b2], %[s2]\n\t"
-            "adcq %[b3], %[s3]\n\t" /* a + b < 2r < 2^256: no carry out */
-            "movq %[s0], %[t0]\n\t"
-            "movq %[s1], %[t1]\n\t"
-            "movq %[s2], %[t2]\n\t"
-            "movq %[s3], %[t3]\n\t"
-            "subq %[m0], %[t0]\n\t"
-            "sbbq %[m1], %[t1]\n\t"
-            "sbbq %[m2], %[t2]\n\t"
-            "sbbq %[m3], %[t3]\n\t"
-            "cmovncq %[t0], %[s0]\n\t" /* no borrow: a + b >= r, take a + b - r */
-            "cmovncq %[t1], %[s1]\n\t"
-            "cmovncq %[t2], %[s2]\n\t"
-            "cmovncq %[t3], %[s3]"
-            : [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1),
-              [t2] "=&r"(t2), [t3] "=&r"(t3)
-            : [b0] "m"(b->l[0]), [b1] "m"(b->l[1]), [b2] "m"(b->l[2]), [b3] "m"(b->l[3]), [m0] "m"(FR_M[0]),
-              [m1] "m"(FR_M[1]), [m2] "m"(FR_M[2]), [m3] "m"(FR_M[3])
-            : "cc");
-    r->l[0] = s0;
-    r->l[1] = s1;
-    r->l[2] = s2;
-    r->l[3] = s3;
-}
-
-static inline void fsub(cz_fr *r, const cz_fr *a, const cz_fr *b)
-{
-    uint64_t d0 = a->l[0], d1 = a->l[1], d2 = a->l[2], d3 = a->l[3];
-    uint64_t mask, t0, t1, t2, t3;
-    __asm__("subq %[b0], %[d0]\n\t"
-            "sbbq %[b1], %[d1]\n\t"
-            "sbbq %[b2], %[d2]\n\t"
-            "sbbq %[b3], %[d3]\n\t"
-            "sbbq %[mk], %[mk]\n\t" /* mask = a < b ? ~0 : 0 */
-            "movq %[m0], %[t0]\n\t"
-            "movq %[m1], %[t1]\n\t"
-            "movq %[m2], %[t2]\n\t"
-            "movq %[m3], %[t3]\n\t"
-            "andq %[mk], %[t0]\n\t"
-            "andq %[mk], %[t1]\n\t"
-            "andq %[mk], %[t2]\n\t"
-            "andq %[mk], %[t3]\n\t"
-            "addq %[t0], %[d0]\n\t" /* add r back when a < b */
-            "adcq %[t1], %[d1]\n\t"
-            "adcq %[t2], %[d2]\n\t"
-            "adcq %[t3], %[d3]"
-            : [d0] "+&r"(d0), [d1] "+&r"(d1), [d2] "+&r"(d2), [d3] "+&r"(d3), [mk] "=&r"(mask), [t0] "=&r"(t0),
-              [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
-            : [b0] "m"(b->l[0]), [b1] "m"(b->l[1]), [b2] "m"(b->l[2]), [b3] "m"(b->l[3]), [m0] "m"(FR_M[0]),
-              [m1] "m"(FR_M[1]), [m2] "m"(FR_M[2]), [m3] "m"(FR_M[3])
-            : "cc");
-    r->l[0] = d0;
-    r->l[1] = d1;
-    r->l[2] = d2;
-    r->l[3] = d3;
-}
-#else
-static inline void fadd(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_mont_add(r->l, a->l, b->l, FR_M, 4); }
-static inline void fsub(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_mont_sub(r->l, a->l, b->l, FR_M, 4); }
-#endif
 /* The MULX/ADX product is expanded in the butterfly (no call) when the ff
  * layer runs its ADX back-end, and goes through cz_fr_mul otherwise, so
  * `cuzk bench field --backend portable` and the tests that switch
@@ -356,7 +279,7 @@ size_t cz_ntt_domain_size(const cz_ntt_domain *d) { return d->n; }
 
 bool cz_ntt_simd_available(void) { return cz__ntt_x8_supported(); }
 bool cz_ntt_simd_enabled(void) { return cz__ntt_x8_on != 0; }
-void cz_ntt_set_simd(bool on) { cz__ntt_x8_on = on && cz__ntt_x8_supported(); }
+void cz_ntt_set_simd(bool on) { cz__ntt_x8_on = on ? cz__ntt_v_preferred() : CZ_NTT_V_NONE; }
 
 /* ---- kernels ------------------------------------------------------------- */
 
@@ -366,7 +289,7 @@ static void inner_dif(cz_fr *x, size_t nb, const cz_fr *tab)
     for (size_t h = nb / 2; h >= 1; h >>= 1) {
         const cz_fr *tw = tab + h;
         if (h >= 8 && cz__ntt_x8_on) {
-            for (size_t b = 0; b < nb; b += 2 * h) cz__ntt_x8_dif(x + b, x + b + h, h, tw, 1, false);
+            for (size_t b = 0; b < nb; b += 2 * h) cz__ntt_v_dif(x + b, x + b + h, h, tw, 1, false);
             continue;
         }
         for (size_t b = 0; b < nb; b += 2 * h) {
@@ -392,7 +315,7 @@ static void inner_dit(cz_fr *x, size_t nb, const cz_fr *tab)
     for (size_t h = 1; h < nb; h <<= 1) {
         const cz_fr *tw = tab + h;
         if (h >= 8 && cz__ntt_x8_on) {
-            for (size_t b = 0; b < nb; b += 2 * h) cz__ntt_x8_dit(x + b, x + b + h, h, tw, 1, false);
+            for (size_t b = 0; b < nb; b += 2 * h) cz__ntt_v_dit(x + b, x + b + h, h, tw, 1, false);
             continue;
         }
         for (size_t b = 0; b < nb; b += 2 * h) {
@@ -440,7 +363,7 @@ static void coset_bitrev_scale(const cz_ntt_domain *d, cz_fr *x, size_t lo, size
         fmul(&f, &th[p >> d->cs], scale);
         if (cz__ntt_x8_on && ((row_end - p) & 7) == 0) {
             cz_fr *xs[1] = {x};
-            cz__ntt_x8_scale_tab(xs, 1, p, row_end - p, &tl[p & mask], &f);
+            cz__ntt_v_scale_tab(xs, 1, p, row_end - p, &tl[p & mask], &f);
             p = row_end;
             continue;
         }
@@ -473,7 +396,7 @@ static void inner_dit_units(void *arg, size_t lo, size_t hi)
     for (size_t u = lo; u < hi; u++) {
         cz_fr *blk = c->x + u * c->nb;
         if (c->pre_scale && cz__ntt_x8_on && (c->nb & 7) == 0)
-            cz__ntt_x8_scale(blk, c->nb, c->pre_scale);
+            cz__ntt_v_scale(blk, c->nb, c->pre_scale);
         else if (c->pre_scale)
             for (size_t i = 0; i < c->nb; i++) fmul(&blk[i], &blk[i], c->pre_scale);
         inner_dit(blk, c->nb, tab);
@@ -487,8 +410,8 @@ static inline void outer_row_dif(cz_fr *p0, cz_fr *p1, const cz_fr *w, size_t ha
                                  bool inv)
 {
     if (cz__ntt_x8_on) {
-        if (!inv) cz__ntt_x8_dif(p0, p1, TILE_COLS, w + idx0, (ptrdiff_t)tstride, false);
-        else cz__ntt_x8_dif(p0, p1, TILE_COLS, w + (half - idx0), -(ptrdiff_t)tstride, true);
+        if (!inv) cz__ntt_v_dif(p0, p1, TILE_COLS, w + idx0, (ptrdiff_t)tstride, false);
+        else cz__ntt_v_dif(p0, p1, TILE_COLS, w + (half - idx0), -(ptrdiff_t)tstride, true);
         return;
     }
     if (!inv) {
@@ -515,8 +438,8 @@ static inline void outer_row_dit(cz_fr *p0, cz_fr *p1, const cz_fr *w, size_t ha
                                  bool inv)
 {
     if (cz__ntt_x8_on) {
-        if (!inv) cz__ntt_x8_dit(p0, p1, TILE_COLS, w + idx0, (ptrdiff_t)tstride, false);
-        else cz__ntt_x8_dit(p0, p1, TILE_COLS, w + (half - idx0), -(ptrdiff_t)tstride, true);
+        if (!inv) cz__ntt_v_dit(p0, p1, TILE_COLS, w + idx0, (ptrdiff_t)tstride, false);
+        else cz__ntt_v_dit(p0, p1, TILE_COLS, w + (half - idx0), -(ptrdiff_t)tstride, true);
         return;
     }
     if (!inv) {
@@ -764,7 +687,7 @@ static void ab_range(void *arg, size_t lo, size_t hi)
     ab_ctx *q = arg;
     if (cz__ntt_x8_on) {
         size_t m = (hi - lo) & ~(size_t)7;
-        cz__ntt_x8_mul(q->a + lo, q->b + lo, m);
+        cz__ntt_v_mul(q->a + lo, q->b + lo, m);
         lo += m;
     }
     for (size_t i = lo; i < hi; i++) fmul(&q->a[i], &q->a[i], &q->b[i]);
@@ -797,7 +720,7 @@ static void quotient_blocks(void *arg, size_t lo, size_t hi)
             if (p == base || (p & mask) == 0) fmul(&row, &d->th_s[p >> d->cs], &d->n_inv);
             size_t run = ((p | mask) + 1 < base + nb ? (p | mask) + 1 : base + nb) - p;
             if (cz__ntt_x8_on && (run & 7) == 0) {
-                cz__ntt_x8_scale_tab(q->v, ns, p, run, &d->tl_s[p & mask], &row);
+                cz__ntt_v_scale_tab(q->v, ns, p, run, &d->tl_s[p & mask], &row);
                 p += run - 1;
                 continue;
             }
@@ -809,7 +732,7 @@ static void quotient_blocks(void *arg, size_t lo, size_t hi)
         }
         if (!q->c_coset) {
             if (cz__ntt_x8_on && (nb & 7) == 0)
-                cz__ntt_x8_scale(c + base, nb, &d->inv_2n);
+                cz__ntt_v_scale(c + base, nb, &d->inv_2n);
             else
                 for (size_t p = base; p < base + nb; p++) fmul(&c[p], &c[p], &d->inv_2n);
         }

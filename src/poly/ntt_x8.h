@@ -1,6 +1,6 @@
 /*
  * Internal to src/poly: NTT kernels on eight lanes with AVX-512 IFMA
- * (ntt_x8.c). Every kernel takes and writes canonical Fr elements in
+ * (ntt_x8.c), and their AVX2 + MULX twins (ntt_x16.c). Every kernel takes and writes canonical Fr elements in
  * Montgomery form (cz_fr), so ntt.c mixes them freely with its scalar
  * kernels; results are identical to the scalar ones.
  *
@@ -20,9 +20,20 @@
 #define CZ_NTT_HAVE_X8 0
 #endif
 
-/* 1 while the kernels are used (set at load time from CPUID; cz_ntt_set_simd). */
+/* Which vector kernels run: 0 none (the scalar ones in ntt.c), 1 the
+ * AVX-512 IFMA ones (ntt_x8.c), 2 the AVX2 + MULX ones (ntt_x16.c, for
+ * CPUs without IFMA; only with CUZK_NTT_LANES=avx2 for now: they do not
+ * beat the scalar butterflies yet). Set at load time from CPUID
+ * (CUZK_NO_SIMD: none); cz_ntt_set_simd switches between it and none. */
+enum { CZ_NTT_V_NONE = 0, CZ_NTT_V_IFMA = 1, CZ_NTT_V_AVX2 = 2 };
 extern int cz__ntt_x8_on;
+/* True when some vector kernels exist on this CPU. */
 bool cz__ntt_x8_supported(void);
+/* The kernels used when on (cz_ntt_set_simd(true)). */
+int cz__ntt_v_preferred(void);
+/* Test hook: the kernels to use from now on (CZ_NTT_V_*); false (and
+ * nothing changed) when this CPU cannot run them. */
+bool cz__ntt_v_force(int mode);
 
 /* DIF butterflies: p0 = u + v, p1 = (u - v)·w (inv: (v - u)·w). */
 void cz__ntt_x8_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv);
@@ -35,5 +46,43 @@ void cz__ntt_x8_scale_tab(cz_fr *const *xs, unsigned nx, size_t off, size_t cnt,
                           const cz_fr *f);
 /* a[i] = a[i]·b[i] */
 void cz__ntt_x8_mul(cz_fr *a, const cz_fr *b, size_t cnt);
+
+/* The same five on the AVX2 + MULX block (ff/fr_x4.h): sixteen products a
+ * call, counts multiples of 8 (a short last call leaves places unused). */
+bool cz__ntt_x16_supported(void);
+void cz__ntt_x16_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv);
+void cz__ntt_x16_dit(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv);
+void cz__ntt_x16_scale(cz_fr *x, size_t cnt, const cz_fr *f);
+void cz__ntt_x16_scale_tab(cz_fr *const *xs, unsigned nx, size_t off, size_t cnt, const cz_fr *tl,
+                           const cz_fr *f);
+void cz__ntt_x16_mul(cz_fr *a, const cz_fr *b, size_t cnt);
+
+/* What ntt.c calls while cz__ntt_x8_on: the kernels it names. */
+static inline void cz__ntt_v_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
+{
+    if (cz__ntt_x8_on == CZ_NTT_V_IFMA) cz__ntt_x8_dif(p0, p1, cnt, tw, ts, inv);
+    else cz__ntt_x16_dif(p0, p1, cnt, tw, ts, inv);
+}
+static inline void cz__ntt_v_dit(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
+{
+    if (cz__ntt_x8_on == CZ_NTT_V_IFMA) cz__ntt_x8_dit(p0, p1, cnt, tw, ts, inv);
+    else cz__ntt_x16_dit(p0, p1, cnt, tw, ts, inv);
+}
+static inline void cz__ntt_v_scale(cz_fr *x, size_t cnt, const cz_fr *f)
+{
+    if (cz__ntt_x8_on == CZ_NTT_V_IFMA) cz__ntt_x8_scale(x, cnt, f);
+    else cz__ntt_x16_scale(x, cnt, f);
+}
+static inline void cz__ntt_v_scale_tab(cz_fr *const *xs, unsigned nx, size_t off, size_t cnt, const cz_fr *tl,
+                                       const cz_fr *f)
+{
+    if (cz__ntt_x8_on == CZ_NTT_V_IFMA) cz__ntt_x8_scale_tab(xs, nx, off, cnt, tl, f);
+    else cz__ntt_x16_scale_tab(xs, nx, off, cnt, tl, f);
+}
+static inline void cz__ntt_v_mul(cz_fr *a, const cz_fr *b, size_t cnt)
+{
+    if (cz__ntt_x8_on == CZ_NTT_V_IFMA) cz__ntt_x8_mul(a, b, cnt);
+    else cz__ntt_x16_mul(a, b, cnt);
+}
 
 #endif

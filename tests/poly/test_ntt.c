@@ -19,6 +19,7 @@
  */
 #include "testutil.h"
 #include "cuzk/ntt.h"
+#include "poly/ntt_x8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -473,14 +474,15 @@ static void domain_args(void **state)
     cz_ntt_domain_free(NULL);
 }
 
-/* The AVX-512 IFMA kernels and the scalar ones give identical arrays for
- * every transform and the quotient (sizes that use every kernel: short
+/* The vector kernels (AVX-512 IFMA, or AVX2 + MULX in the ntt_avx2 group)
+ * and the scalar ones give identical arrays for every transform and the
+ * quotient (sizes that use every kernel: short
  * rows, one inner block, several outer passes). */
 static void simd_matches_scalar(void **state)
 {
     (void)state;
     if (!cz_ntt_simd_available()) {
-        print_message("# no AVX-512 IFMA on this CPU: scalar kernels only\n");
+        print_message("# no vector kernels in use on this CPU: scalar kernels only\n");
         skip();
     }
     const bool prev = cz_ntt_simd_enabled();
@@ -537,6 +539,13 @@ int main(void)
         cz_ntt_set_simd(false);
         rc |= cmocka_run_group_tests_name("ntt_scalar", tests, setup, teardown);
         cz_ntt_set_simd(true);
+    }
+    /* and on the AVX2 + MULX butterflies where the CPU has AVX2 and FMA
+     * (opt-in in production: CUZK_NTT_LANES=avx2) */
+    const int prev = cz__ntt_v_preferred();
+    if (cz__ntt_v_force(CZ_NTT_V_AVX2)) {
+        rc |= cmocka_run_group_tests_name("ntt_avx2", tests, setup, teardown);
+        assert_true(cz__ntt_v_force(prev));
     }
     return rc;
 }
