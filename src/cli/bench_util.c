@@ -1,4 +1,5 @@
 #include "bench_util.h"
+#include "poly/ntt_x8.h"
 #include "cuzk/field.h"
 #include "cuzk/msm.h"
 #include <stdio.h>
@@ -105,14 +106,19 @@ static void machine(char *out, size_t n)
         fclose(f);
     }
     /* The paths that ran, not only the CPU: CUZK_NO_IFMA makes an IFMA CPU
-     * run as one without it, and the MSM's AVX2 lanes are a measured
-     * choice (cz_msm_lanes_chosen), so a figure names both. */
+     * run as one without it, and the MSM's and the NTT's AVX2 lanes are
+     * measured choices (cz_msm_lanes_chosen, ntt_lanes.c), so a figure
+     * names them. */
     double ratio;
     const char *lanes = cz_msm_lanes_chosen(&ratio);
-    char lr[32] = "";
+    char lr[32] = "", nr[32] = "";
     if (ratio > 0) snprintf(lr, sizeof lr, " (measured %.2f)", ratio);
-    snprintf(out, n, "%s, %ld cpus, field %s, ifma %s, msm lanes %s%s", model, sysconf(_SC_NPROCESSORS_ONLN),
-             cz_ff_backend_name(cz_ff_get_backend()), cz_ff_ifma_supported() ? "on" : "off", lanes, lr);
+    const int nv = cz__ntt_v_preferred();
+    if (cz__ntt_lanes_ratio() > 0) snprintf(nr, sizeof nr, " (measured %.2f)", cz__ntt_lanes_ratio());
+    snprintf(out, n, "%s, %ld cpus, field %s, ifma %s, msm lanes %s%s, ntt %s%s", model,
+             sysconf(_SC_NPROCESSORS_ONLN), cz_ff_backend_name(cz_ff_get_backend()),
+             cz_ff_ifma_supported() ? "on" : "off", lanes, lr,
+             nv == CZ_NTT_V_IFMA ? "ifma" : nv == CZ_NTT_V_AVX2 ? "avx2" : "scalar", nr);
 }
 
 int cz_bench_report_finish(cz_bench_report *r)

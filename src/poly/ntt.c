@@ -52,6 +52,9 @@
  *    h >= 8) and the scalings; the inner stages h = 1, 2, 4 stay scalar.
  *    The kernels read and write canonical elements, so results are
  *    bit-identical either way (cz_ntt_set_simd(false) forces scalar).
+ *    Without IFMA the same runs go sixteen at a time through the AVX2 +
+ *    MULX Fr block (ntt_x16.c) where the process measures that it pays
+ *    (ntt_lanes.c; ~12 % off a 2^20 quotient on a Zen 4).
  * Threads: every pass is split into independent units (tiles, blocks,
  * rows) run through cz_pool_parallel_range; the split depends only on n
  * and the pool size, and the arithmetic is exact, so results are identical
@@ -79,22 +82,6 @@
 #endif
 #if (1 << CZ_NTT_LOG_BLOCK_MIN) < TILE_COLS
 #error "outer stages need at least TILE_COLS columns"
-#endif
-
-/* The MULX/ADX product is expanded in the butterfly (no call) when the ff
- * layer runs its ADX back-end, and goes through cz_fr_mul otherwise, so
- * `cuzk bench field --backend portable` and the tests that switch
- * back-ends still reach the NTT. */
-#if CZ_HAVE_ADX_ASM
-static const cz_adx_mod FR_ADX = {{0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
-                                   0x73eda753299d7d48ULL, 0xfffffffeffffffffULL, 0}};
-static inline void fmul(cz_fr *r, const cz_fr *a, const cz_fr *b)
-{
-    if (__builtin_expect(cz__ff_use_adx, 1)) cz_adx_mont_mul4(r->l, a->l, b->l, &FR_ADX);
-    else cz_fr_mul(r, a, b);
-}
-#else
-static inline void fmul(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_fr_mul(r, a, b); }
 #endif
 
 struct cz_ntt_domain {
@@ -162,6 +149,7 @@ size_t cz_ntt_domain_memory(unsigned log_n)
 
 cz_status cz_ntt_domain_create(cz_ntt_domain **out, unsigned log_n, cz_pool *pool)
 {
+    cz__ntt_lanes_settle();
     if (!out) return CZ_ERR_INVALID_ARG;
     *out = NULL;
     if (log_n > CZ_NTT_MAX_LOG_N) return CZ_ERR_INVALID_ARG;

@@ -16,9 +16,6 @@
  */
 #include "ntt_x8.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #if CZ_NTT_HAVE_X8
 
 #include <immintrin.h>
@@ -31,19 +28,9 @@ typedef struct {
 } fr8;
 
 static uint64_t R52[5], RINV52;
-static bool x8_ok, x16_ok;
-static int pref;
-int cz__ntt_x8_on;
 
 __attribute__((constructor)) static void ntt_x8_init(void)
 {
-    x8_ok = cz_ff_ifma_supported();
-    x16_ok = cz__ntt_x16_supported();
-    /* The AVX2 + MULX butterflies are not faster than the scalar ones yet
-     * (ntt_x16.c), so they run only when asked for. */
-    const char *e = getenv("CUZK_NTT_LANES");
-    pref = x8_ok ? CZ_NTT_V_IFMA : x16_ok && e && !strcmp(e, "avx2") ? CZ_NTT_V_AVX2 : CZ_NTT_V_NONE;
-    cz__ntt_x8_on = pref;
     const uint64_t *q = CZ_FR_MODULUS;
     R52[0] = q[0] & M52;
     R52[1] = ((q[0] >> 52) | (q[1] << 12)) & M52;
@@ -53,17 +40,6 @@ __attribute__((constructor)) static void ntt_x8_init(void)
     uint64_t inv = 1;
     for (int i = 0; i < 7; i++) inv *= 2 - q[0] * inv;
     RINV52 = (0 - inv) & M52;
-}
-
-bool cz__ntt_x8_supported(void) { return pref != CZ_NTT_V_NONE; }
-int cz__ntt_v_preferred(void) { return pref; }
-
-bool cz__ntt_v_force(int mode)
-{
-    if ((mode == CZ_NTT_V_IFMA && !x8_ok) || (mode == CZ_NTT_V_AVX2 && !x16_ok)) return false;
-    pref = mode;
-    cz__ntt_x8_on = mode;
-    return true;
 }
 
 /* ---- transposition and radix conversion ----------------------------------- */
@@ -320,10 +296,6 @@ TGT void cz__ntt_x8_mul(cz_fr *a, const cz_fr *b, size_t cnt)
 
 #else
 
-int cz__ntt_x8_on;
-bool cz__ntt_x8_supported(void) { return false; }
-int cz__ntt_v_preferred(void) { return CZ_NTT_V_NONE; }
-bool cz__ntt_v_force(int mode) { return mode == CZ_NTT_V_NONE; }
 void cz__ntt_x8_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
 {
     (void)p0, (void)p1, (void)cnt, (void)tw, (void)ts, (void)inv;

@@ -22,12 +22,18 @@
 
 /* Which vector kernels run: 0 none (the scalar ones in ntt.c), 1 the
  * AVX-512 IFMA ones (ntt_x8.c), 2 the AVX2 + MULX ones (ntt_x16.c, for
- * CPUs without IFMA; only with CUZK_NTT_LANES=avx2 for now: they do not
- * beat the scalar butterflies yet). Set at load time from CPUID
- * (CUZK_NO_SIMD: none); cz_ntt_set_simd switches between it and none. */
+ * CPUs without IFMA, where a measurement says they pay: ntt_lanes.c).
+ * CUZK_NO_SIMD: none; cz_ntt_set_simd switches between the choice and
+ * none. */
 enum { CZ_NTT_V_NONE = 0, CZ_NTT_V_IFMA = 1, CZ_NTT_V_AVX2 = 2 };
 extern int cz__ntt_x8_on;
-/* True when some vector kernels exist on this CPU. */
+/* Makes the choice (the AVX2 measurement, once per process; the first
+ * domain created calls it). */
+void cz__ntt_lanes_settle(void);
+/* The AVX2 butterflies' time over the scalar ones' as measured (0: not
+ * measured). */
+double cz__ntt_lanes_ratio(void);
+/* True when vector kernels are chosen on this CPU. */
 bool cz__ntt_x8_supported(void);
 /* The kernels used when on (cz_ntt_set_simd(true)). */
 int cz__ntt_v_preferred(void);

@@ -1,0 +1,113 @@
+/*
+ * Which vector butterflies the NTT runs (ntt_x8.h: cz__ntt_x8_on).
+ *
+ * With AVX-512 IFMA: the IFMA ones (ntt_x8.c). Without it, the AVX2 +
+ * MULX ones (ntt_x16.c) where they measure faster than the scalar
+ * butterflies on this CPU: the first domain created times both on a run
+ * of 2,048 in-cache DIT butterflies (a warm-up, then twenty alternating
+ * rounds, the fastest of each, ~2 ms; with five rounds the block's first
+ * cold calls still showed, and half of the processes read ~1.0 where the
+ * rest read 0.77), and the AVX2 ones are taken at <= 0.92 of the scalar
+ * time. Why measured, as the MSM's lanes are: the block's gain comes from
+ * running the vector pipes beside the carry-flag-bound MULX products, and
+ * a core that issues both from shared ports (the MSM's Fp block gained
+ * nothing on an Intel Sapphire Rapids) would not see it. On the Zen 4
+ * development machine they read ~0.8 and made the 2^20 quotient ~12 %
+ * faster. CUZK_NTT_LANES=avx2 or none overrides the measurement.
+ */
+#include "ntt_arith.h"
+#include "ntt_x8.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int cz__ntt_x8_on;
+static int pref;             /* the kernels cz_ntt_set_simd(true) selects */
+static bool x8_ok, x16_ok;
+static bool cal_pending;     /* AVX2 + MULX possible, not yet measured */
+static double cal_ratio;     /* their time ÷ the scalar time, 0: not measured */
+static pthread_once_t cal_once = PTHREAD_ONCE_INIT;
+
+__attribute__((constructor)) static void ntt_lanes_init(void)
+{
+    x8_ok = cz_ff_ifma_supported();
+    x16_ok = cz__ntt_x16_supported();
+    const char *e = getenv("CUZK_NTT_LANES");
+    if (x8_ok) pref = CZ_NTT_V_IFMA;
+    else if (x16_ok && e && !strcmp(e, "avx2")) pref = CZ_NTT_V_AVX2;
+    else if (x16_ok && !(e && !strcmp(e, "none"))) cal_pending = true;
+    cz__ntt_x8_on = pref;
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The scalar DIT butterflies, as ntt.c runs them. */
+static void dit_scalar(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw)
+{
+    for (size_t i = 0; i < cnt; i++) {
+        cz_fr t, u = p0[i];
+        fmul(&t, &p1[i], &tw[i]);
+        fadd(&p0[i], &u, &t);
+        fsub(&p1[i], &u, &t);
+    }
+}
+
+static void calibrate(void)
+{
+    if (!cal_pending) return;
+    enum { N = 2048, ROUNDS = 20 };
+    cz_fr *buf = malloc(3 * N * sizeof *buf);
+    if (!buf) return; /* no measurement: stay scalar */
+    cz_fr *p0 = buf, *p1 = buf + N, *tw = buf + 2 * N;
+    for (size_t i = 0; i < 3 * N; i++) cz_fr_from_u64(&buf[i], 0x9e3779b97f4a7c15ULL * (i + 1));
+    double best[2] = {1e30, 1e30};
+    cz__ntt_x16_dit(p0, p1, N, tw, 1, false); /* warm-up: code and data in cache */
+    dit_scalar(p0, p1, N, tw);
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < 2; k++) {
+            const double t0 = now_ns();
+            if (k) cz__ntt_x16_dit(p0, p1, N, tw, 1, false);
+            else dit_scalar(p0, p1, N, tw);
+            const double t = now_ns() - t0;
+            if (t < best[k]) best[k] = t;
+        }
+    free(buf);
+    cal_ratio = best[1] / best[0];
+    if (cal_ratio <= 0.92) {
+        pref = CZ_NTT_V_AVX2;
+        /* only if nothing switched the kernels off meanwhile */
+        if (cz__ntt_x8_on == CZ_NTT_V_NONE) cz__ntt_x8_on = CZ_NTT_V_AVX2;
+    }
+}
+
+void cz__ntt_lanes_settle(void) { pthread_once(&cal_once, calibrate); }
+
+double cz__ntt_lanes_ratio(void) { return cal_ratio; }
+
+bool cz__ntt_x8_supported(void)
+{
+    cz__ntt_lanes_settle();
+    return pref != CZ_NTT_V_NONE;
+}
+
+int cz__ntt_v_preferred(void)
+{
+    cz__ntt_lanes_settle();
+    return pref;
+}
+
+bool cz__ntt_v_force(int mode)
+{
+    cz__ntt_lanes_settle();
+    if ((mode == CZ_NTT_V_IFMA && !x8_ok) || (mode == CZ_NTT_V_AVX2 && !x16_ok)) return false;
+    pref = mode;
+    cz__ntt_x8_on = mode;
+    return true;
+}
