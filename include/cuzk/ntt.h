@@ -48,8 +48,11 @@ typedef struct cz_ntt_domain cz_ntt_domain;
  * CZ_ERR_NOMEM when the tables do not fit. */
 CZ_WUR cz_status cz_ntt_domain_create(cz_ntt_domain **out, unsigned log_n, cz_pool *pool);
 
-/* AVX-512 IFMA butterflies (x86-64 CPUs with AVX-512F + IFMA): on by
- * default where available; results are identical either way.
+/* Vector butterflies: AVX-512 IFMA ones on x86-64 CPUs with AVX-512F +
+ * IFMA, otherwise AVX2 + MULX ones where the process measures that they
+ * beat the scalar ones (the first domain created times both, ~2 ms;
+ * CUZK_NTT_LANES=avx2|none decides by hand). On by default where
+ * available; results are identical either way.
  * cz_ntt_set_simd(false) forces the scalar kernels (tests, comparisons);
  * it is process-wide and not thread safe: call it with no transform
  * running. */

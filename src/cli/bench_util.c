@@ -113,12 +113,20 @@ static void machine(char *out, size_t n)
     const char *lanes = cz_msm_lanes_chosen(&ratio);
     char lr[32] = "", nr[32] = "";
     if (ratio > 0) snprintf(lr, sizeof lr, " (measured %.2f)", ratio);
-    const int nv = cz__ntt_v_preferred();
-    if (cz__ntt_lanes_ratio() > 0) snprintf(nr, sizeof nr, " (measured %.2f)", cz__ntt_lanes_ratio());
+    double nratio;
+    const char *ntt = cz_cli_ntt_lanes(&nratio, NULL);
+    if (nratio > 0) snprintf(nr, sizeof nr, " (measured %.2f)", nratio);
     snprintf(out, n, "%s, %ld cpus, field %s, ifma %s, msm lanes %s%s, ntt %s%s", model,
              sysconf(_SC_NPROCESSORS_ONLN), cz_ff_backend_name(cz_ff_get_backend()),
-             cz_ff_ifma_supported() ? "on" : "off", lanes, lr,
-             nv == CZ_NTT_V_IFMA ? "ifma" : nv == CZ_NTT_V_AVX2 ? "avx2" : "scalar", nr);
+             cz_ff_ifma_supported() ? "on" : "off", lanes, lr, ntt, nr);
+}
+
+const char *cz_cli_ntt_lanes(double *ratio, double *limit)
+{
+    const int nv = cz__ntt_v_preferred(); /* makes the choice if not yet made */
+    *ratio = cz__ntt_lanes_ratio();
+    if (limit) *limit = CZ_NTT_AVX2_MAX_RATIO;
+    return nv == CZ_NTT_V_IFMA ? "ifma" : nv == CZ_NTT_V_AVX2 ? "avx2" : "scalar";
 }
 
 int cz_bench_report_finish(cz_bench_report *r)

@@ -27,4 +27,11 @@ int cz_bench_report_finish(cz_bench_report *r);
 
 /* Options are parsed by opts.h (declared per command, strict). */
 
+/* The NTT's butterflies chosen for this process ("ifma", "avx2" or
+ * "scalar"; src/poly/ntt_lanes.c), measuring them first where that is
+ * how they are chosen; *ratio = the AVX2 ones' time over the scalar
+ * ones' as measured, 0 where nothing was measured; *limit (if not NULL)
+ * the ratio at or below which they are taken. */
+const char *cz_cli_ntt_lanes(double *ratio, double *limit);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "bench_util.h"
 #include "commands.h"
 #include "cuzk/field.h"
 #include "cuzk/msm.h"
@@ -104,6 +105,14 @@ static int version(void)
                lanes, ratio, CZ_MSM_AVX2_MAX_RATIO);
     else
         printf("msm lanes: %s\n", lanes);
+    double nr, nl;
+    const char *nn = cz_cli_ntt_lanes(&nr, &nl);
+    if (nr > 0)
+        printf("ntt butterflies: %s (AVX2 + MULX ones measured at %.2fx the time of the scalar ones; taken at <= "
+               "%.2f)\n",
+               nn, nr, nl);
+    else
+        printf("ntt butterflies: %s\n", nn);
 #ifdef CZ_HAVE_BENCH_CUDA
     printf("cuda: built in\n");
 #endif

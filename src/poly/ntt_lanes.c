@@ -80,7 +80,7 @@ static void calibrate(void)
         }
     free(buf);
     cal_ratio = best[1] / best[0];
-    if (cal_ratio <= 0.92) {
+    if (cal_ratio <= CZ_NTT_AVX2_MAX_RATIO) {
         pref = CZ_NTT_V_AVX2;
         /* only if nothing switched the kernels off meanwhile */
         if (cz__ntt_x8_on == CZ_NTT_V_NONE) cz__ntt_x8_on = CZ_NTT_V_AVX2;

@@ -1,6 +1,7 @@
 /*
- * Internal to src/poly: NTT kernels on eight lanes with AVX-512 IFMA
- * (ntt_x8.c), and their AVX2 + MULX twins (ntt_x16.c). Every kernel takes and writes canonical Fr elements in
+ * Internal to src/poly (and the CLI's reports): NTT kernels on eight
+ * lanes with AVX-512 IFMA (ntt_x8.c), and their AVX2 + MULX twins
+ * (ntt_x16.c). Every kernel takes and writes canonical Fr elements in
  * Montgomery form (cz_fr), so ntt.c mixes them freely with its scalar
  * kernels; results are identical to the scalar ones.
  *
@@ -26,6 +27,8 @@
  * CUZK_NO_SIMD: none; cz_ntt_set_simd switches between the choice and
  * none. */
 enum { CZ_NTT_V_NONE = 0, CZ_NTT_V_IFMA = 1, CZ_NTT_V_AVX2 = 2 };
+/* The AVX2 + MULX butterflies are taken at this ratio or below. */
+#define CZ_NTT_AVX2_MAX_RATIO 0.92
 extern int cz__ntt_x8_on;
 /* Makes the choice (the AVX2 measurement, once per process; the first
  * domain created calls it). */
