@@ -19,8 +19,9 @@
  * 703-727 ms. The first version converted element by element and went
  * through the C reduction, which GCC vectorised into 128-bit loads of
  * just-stored limbs: both store-forwarding stalls, and no faster than the
- * scalar butterflies. What is left: the scalar additions and the
- * conversions cost about two thirds of the block's own time.
+ * scalar butterflies. What is left: this file's own code (the scalar
+ * additions, the conversions) takes about four fifths of the block's own
+ * time (`perf record`: 36 % of a transform against 46 %).
  */
 #include "ntt_arith.h"
 #include "ntt_x8.h"
@@ -55,7 +56,6 @@ bool cz__ntt_x16_supported(void)
 static uint64_t R48[6]; /* r in 48-bit limbs */
 
 __attribute__((constructor)) static void ntt_x16_init(void) { cz__fr_to48(R48, CZ_FR_MODULUS); }
-
 
 /* Four elements (p[0], p[st], p[2st], p[3st]) into one lane group, limb
  * major, as vectors: a 4×4 transposition of their 64-bit limbs, then the
