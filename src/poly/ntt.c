@@ -265,7 +265,7 @@ void cz_ntt_domain_free(cz_ntt_domain *d)
 unsigned cz_ntt_domain_log_n(const cz_ntt_domain *d) { return d->log_n; }
 size_t cz_ntt_domain_size(const cz_ntt_domain *d) { return d->n; }
 
-bool cz_ntt_simd_available(void) { return cz__ntt_x8_supported(); }
+bool cz_ntt_simd_available(void) { return cz__ntt_v_preferred() != CZ_NTT_V_NONE; }
 bool cz_ntt_simd_enabled(void) { return cz__ntt_x8_on != 0; }
 void cz_ntt_set_simd(bool on) { cz__ntt_x8_on = on ? cz__ntt_v_preferred() : CZ_NTT_V_NONE; }
 

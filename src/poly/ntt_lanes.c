@@ -41,6 +41,7 @@ __attribute__((constructor)) static void ntt_lanes_init(void)
     cz__ntt_x8_on = pref;
 }
 
+#if CZ_NTT_HAVE_X8
 static double now_ns(void)
 {
     struct timespec ts;
@@ -86,16 +87,13 @@ static void calibrate(void)
         if (cz__ntt_x8_on == CZ_NTT_V_NONE) cz__ntt_x8_on = CZ_NTT_V_AVX2;
     }
 }
+#else
+static void calibrate(void) {} /* no vector kernels on this target */
+#endif
 
 void cz__ntt_lanes_settle(void) { pthread_once(&cal_once, calibrate); }
 
 double cz__ntt_lanes_ratio(void) { return cal_ratio; }
-
-bool cz__ntt_x8_supported(void)
-{
-    cz__ntt_lanes_settle();
-    return pref != CZ_NTT_V_NONE;
-}
 
 int cz__ntt_v_preferred(void)
 {

@@ -40,7 +40,7 @@ bool cz__ntt_x16_supported(void)
     return !getenv("CUZK_NO_SIMD") && cz__fr_x4_supported();
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if CZ_NTT_HAVE_X8
 
 #include <immintrin.h>
 
@@ -225,22 +225,5 @@ TGT void cz__ntt_x16_mul(cz_fr *a, const cz_fr *b, size_t cnt)
         take(a + c, &x, m);
     }
 }
-
-#else /* not x86-64 with GCC or Clang: never called (cz__fr_x4_supported is false) */
-
-void cz__ntt_x16_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
-{
-    (void)p0, (void)p1, (void)cnt, (void)tw, (void)ts, (void)inv;
-}
-void cz__ntt_x16_dit(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
-{
-    (void)p0, (void)p1, (void)cnt, (void)tw, (void)ts, (void)inv;
-}
-void cz__ntt_x16_scale(cz_fr *x, size_t cnt, const cz_fr *f) { (void)x, (void)cnt, (void)f; }
-void cz__ntt_x16_scale_tab(cz_fr *const *xs, unsigned nx, size_t off, size_t cnt, const cz_fr *tl, const cz_fr *f)
-{
-    (void)xs, (void)nx, (void)off, (void)cnt, (void)tl, (void)f;
-}
-void cz__ntt_x16_mul(cz_fr *a, const cz_fr *b, size_t cnt) { (void)a, (void)b, (void)cnt; }
 
 #endif

@@ -294,21 +294,4 @@ TGT void cz__ntt_x8_mul(cz_fr *a, const cz_fr *b, size_t cnt)
     }
 }
 
-#else
-
-void cz__ntt_x8_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
-{
-    (void)p0, (void)p1, (void)cnt, (void)tw, (void)ts, (void)inv;
-}
-void cz__ntt_x8_dit(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
-{
-    (void)p0, (void)p1, (void)cnt, (void)tw, (void)ts, (void)inv;
-}
-void cz__ntt_x8_scale(cz_fr *x, size_t cnt, const cz_fr *f) { (void)x, (void)cnt, (void)f; }
-void cz__ntt_x8_scale_tab(cz_fr *const *xs, unsigned nx, size_t off, size_t cnt, const cz_fr *tl, const cz_fr *f)
-{
-    (void)xs, (void)nx, (void)off, (void)cnt, (void)tl, (void)f;
-}
-void cz__ntt_x8_mul(cz_fr *a, const cz_fr *b, size_t cnt) { (void)a, (void)b, (void)cnt; }
-
 #endif

@@ -36,13 +36,16 @@ void cz__ntt_lanes_settle(void);
 /* The AVX2 butterflies' time over the scalar ones' as measured (0: not
  * measured). */
 double cz__ntt_lanes_ratio(void);
-/* True when vector kernels are chosen on this CPU. */
-bool cz__ntt_x8_supported(void);
 /* The kernels used when on (cz_ntt_set_simd(true)). */
 int cz__ntt_v_preferred(void);
 /* Test hook: the kernels to use from now on (CZ_NTT_V_*); false (and
  * nothing changed) when this CPU cannot run them. */
 bool cz__ntt_v_force(int mode);
+
+/* True when the AVX2 + MULX kernels can run here (CPU, CUZK_NO_SIMD). */
+bool cz__ntt_x16_supported(void);
+
+#if CZ_NTT_HAVE_X8
 
 /* DIF butterflies: p0 = u + v, p1 = (u - v)·w (inv: (v - u)·w). */
 void cz__ntt_x8_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv);
@@ -58,7 +61,6 @@ void cz__ntt_x8_mul(cz_fr *a, const cz_fr *b, size_t cnt);
 
 /* The same five on the AVX2 + MULX block (ff/fr_x4.h): sixteen products a
  * call, counts multiples of 8 (a short last call leaves places unused). */
-bool cz__ntt_x16_supported(void);
 void cz__ntt_x16_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv);
 void cz__ntt_x16_dit(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv);
 void cz__ntt_x16_scale(cz_fr *x, size_t cnt, const cz_fr *f);
@@ -93,5 +95,25 @@ static inline void cz__ntt_v_mul(cz_fr *a, const cz_fr *b, size_t cnt)
     if (cz__ntt_x8_on == CZ_NTT_V_IFMA) cz__ntt_x8_mul(a, b, cnt);
     else cz__ntt_x16_mul(a, b, cnt);
 }
+
+#else /* no vector kernels on this target: cz__ntt_x8_on stays 0 */
+
+static inline void cz__ntt_v_dif(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
+{
+    (void)p0, (void)p1, (void)cnt, (void)tw, (void)ts, (void)inv;
+}
+static inline void cz__ntt_v_dit(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw, ptrdiff_t ts, bool inv)
+{
+    (void)p0, (void)p1, (void)cnt, (void)tw, (void)ts, (void)inv;
+}
+static inline void cz__ntt_v_scale(cz_fr *x, size_t cnt, const cz_fr *f) { (void)x, (void)cnt, (void)f; }
+static inline void cz__ntt_v_scale_tab(cz_fr *const *xs, unsigned nx, size_t off, size_t cnt, const cz_fr *tl,
+                                       const cz_fr *f)
+{
+    (void)xs, (void)nx, (void)off, (void)cnt, (void)tl, (void)f;
+}
+static inline void cz__ntt_v_mul(cz_fr *a, const cz_fr *b, size_t cnt) { (void)a, (void)b, (void)cnt; }
+
+#endif
 
 #endif
