@@ -141,7 +141,7 @@ typedef struct {
 
 /* True when this process runs the G1 batch additions on SIMD lanes: by
  * default eight AVX-512 IFMA lanes where the CPU has AVX-512F and AVX-512
- * IFMA, else sixteen values at a time on AVX2 + FMA lanes and MULX where
+ * IFMA, else fourteen values at a time on AVX2 + FMA lanes and MULX where
  * it has AVX2, FMA and ADX (x86-64); CUZK_NO_SIMD turns lanes off,
  * CUZK_NO_IFMA the IFMA ones, CUZK_MSM_LANES=ifma|avx2|none picks them.
  * The AVX2 lanes are taken only where a calibration at the first MSM finds

@@ -14,8 +14,8 @@
  * parts of a prover (inversions, Miller loop, bucket sums). Two cases
  * measure throughput instead, per product: "fp_mul_4chains" (four
  * independent chains of the back-end's product, as a batch addition
- * runs them) and "fp_mul_x16_hybrid" (sixteen chains, eight on AVX2 + FMA
- * lanes and eight on MULX in one instruction stream, ff/fp_x4.h; where the
+ * runs them) and "fp_mul_x16_hybrid" (fourteen chains, eight on AVX2 + FMA
+ * lanes and six on MULX in one instruction stream, ff/fp_x4.h; where the
  * CPU has AVX2, FMA and ADX, once, after the back-ends) — the two that
  * decide between the MSM's scalar and AVX2 flushes.
  */

@@ -1,8 +1,11 @@
 /*
- * Internal to src/ff (and the MSM, the field benchmark and tests): sixteen
+ * Internal to src/ff (and the MSM, the field benchmark and tests): fourteen
  * Fp Montgomery products at once, eight on AVX2 + FMA lanes in double
- * precision and eight on the MULX/ADX multiplier, in one instruction
- * stream.
+ * precision and six on the MULX/ADX multiplier, in one instruction
+ * stream. (The "x16" of the names is the family's, shared with the Fr
+ * block of fr_x4.h, which holds sixteen; this one holds CZ_FP_X16_N =
+ * fourteen, for the reason in gen_fp_x4_avx2.py: two more MULX products
+ * took it past what the instruction caches hold.)
  *
  * Why it exists: a CPU without AVX-512 IFMA (AMD Zen 3, most providers'
  * servers) multiplies with MULX/ADX, 72 64-bit products per Fp product.
@@ -13,9 +16,9 @@
  * the integer multiplier idle, a MULX product the reverse: interleaved in
  * one asm block (gen_fp_x4_avx2.py) the core runs both at once. `cuzk
  * bench field` prints it ("fp_mul_x16_hybrid") against four MULX chains
- * ("fp_mul_4chains"): on the Zen 4 development machine 15.0 ns against
- * 21.6 ns a product, where sixteen lane products alone took 17.9 ns
- * (BENCHMARKS.md "Lanes and MULX in one stream").
+ * ("fp_mul_4chains"): on the Zen 4 development machine 16.3 ns against
+ * 33 ns a product (BENCHMARKS.md "Lanes and MULX in one stream" and
+ * "The Fp block at fourteen").
  *
  * Lane form: limb k (48 bits, R = 2^384 as cz_fp, so no conversion
  * product) of lane j is l[k][j]; values are kept lazily in [0, 2p).
@@ -88,12 +91,12 @@ static inline void cz__fp_x4_get_lane(cz_fp *r, const cz__fp_x4 *a, unsigned j)
     cz__fp_reduce_once(r, q);
 }
 
-/* Sixteen values for one product call: values 0..4G-1 in the lanes (value
+/* Fourteen values for one product call: values 0..4G-1 in the lanes (value
  * i is lane i % 4 of group i / 4), the rest as plain six-limb elements
  * for the MULX products. Both kinds are kept lazily in [0, 2p). The
  * layout is the asm block's (fp_x4_avx2.c checks it). */
 #define CZ_FP_X4_GROUPS 2
-#define CZ_FP_X4_SCALARS 8
+#define CZ_FP_X4_SCALARS 6
 #define CZ_FP_X16_N (4 * CZ_FP_X4_GROUPS + CZ_FP_X4_SCALARS)
 typedef struct {
     cz__fp_x4 g[CZ_FP_X4_GROUPS];

@@ -1,20 +1,20 @@
 #!/usr/bin/env python3
-"""Generates src/ff/fp_x4_avx2_asm.h: sixteen Fp products in one asm block,
-eight on AVX2 + FMA lanes and eight on the MULX/ADX multiplier.
+"""Generates src/ff/fp_x4_avx2_asm.h: fourteen Fp products in one asm block,
+eight on AVX2 + FMA lanes and six on the MULX/ADX multiplier.
 
 Run: python3 src/ff/gen_fp_x4_avx2.py > src/ff/fp_x4_avx2_asm.h
      python3 src/ff/gen_fp_x4_avx2.py fr > src/ff/fr_x4_avx2_asm.h
-(the Fr block: six 48-bit limbs and four-limb MULX products, fr_x4.h;
-optional third and fourth arguments: lane groups and MULX products, for
-trying other mixes; the Fr block measured 2_8 9.0 ns a product, 3_8 9.5,
-2_4 10.3, 3_4 10.4, 4_4 10.8, against 16.4 ns for four MULX chains, on a
-Zen 4 EPYC at 2.6 GHz)
+(the Fr block: six 48-bit limbs and eight four-limb MULX products,
+fr_x4.h; optional third and fourth arguments: lane groups and MULX
+products, for trying other mixes; the Fr block measured 2_8 9.0 ns a
+product, 3_8 9.5, 2_4 10.3, 3_4 10.4, 4_4 10.8, against 16.4 ns for four
+MULX chains, on a Zen 4 EPYC at 2.6 GHz)
 
 Why two kinds of product in one block. The lane products keep the FMA and
 vector ALU pipes busy and leave the integer pipes idle; a MULX product is
 the reverse. Interleaving instruction by instruction lets the out-of-order
-core run both at once, so the block finishes sixteen products in less time
-than either kind alone would take for sixteen. Measured on Zen 4 (the IFMA
+core run both at once, so the block finishes its products in less time
+than either kind alone would take for as many. Measured on Zen 4 (the IFMA
 lanes off; `cuzk bench field`, thread CPU time, the fastest of 30 rounds
 each; "v_s": v lane groups of four, s MULX products):
     4_0 (the earlier all-lane kernel) 17.9 ns a product, 3_0 19.3,
@@ -22,8 +22,15 @@ each; "v_s": v lane groups of four, s MULX products):
     against 21.6 ns for four independent MULX products alone.
 Past ~4,300 instructions (~30 KB of code, near the 32 KB L1 instruction
 cache; Zen 4's op cache cannot hold it either) the block halves in speed
-(4_4: 30.6 ns, 3_6: 29.8), so NS and KS are chosen together; 2_8 is among
-the fastest that fit (28 KB) and gives sixteen values a call.
+(4_4: 30.6 ns, 3_6: 29.8), so NS and KS are chosen together. 2_8 (4,176
+instructions, 28 KB) was kept first; on a later Zen 4 VM of the same
+family it sat past that edge: 24.1-24.9 ns a product in every process,
+against 16.3-16.5 for 2_6 (3,664 instructions), 16.4-16.6 for 2_5 and
+17.0-17.2 for 2_4, and 2_7 (3,920) 16.9, 22.7 or 29.5 by process
+(interleaved in one process, 2_6 took 0.64-0.65x 2_8's time in 990 of
+1,000 pairs). The G1 and G2 MSMs took 0.95x and 0.93x the CPU time on
+2_6 (medians of 12 alternated processes). So the Fp block is 2_6: the
+margin below the edge is worth more than two more products a call.
 
 Lane groups ("streams"): each group's serial Montgomery chain (column c's
 m needs column c complete, which needs m of column c - 1) hides behind the
@@ -66,7 +73,7 @@ NL = 8 if FIELD == "fp" else 6   # 48-bit limbs of a lane value
 ML = 6 if FIELD == "fp" else 4   # 64-bit limbs of a MULX value
 PFX = "CZ_FP_X4_ASM" if FIELD == "fp" else "CZ_FR_X4_ASM"
 NS = int(sys.argv[2]) if len(sys.argv) > 2 else 2  # lane groups of four
-KS = int(sys.argv[3]) if len(sys.argv) > 3 else 8  # MULX products
+KS = int(sys.argv[3]) if len(sys.argv) > 3 else (6 if FIELD == "fp" else 8)  # MULX products
 # constant block offsets (bytes; each entry is four equal 64-bit lanes)
 K_C1, K_CC, K_PL, K_PH, K_M48, K_E52, K_TWO52, K_BC2, K_OFF62 = (32 * i for i in range(9))
 def K_P(j): return 288 + 32 * j                  # the modulus's limbs as doubles

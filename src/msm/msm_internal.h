@@ -40,11 +40,11 @@
 /* Smallest batch handed to the eight-lane flush (below it the scalar one
  * is as fast: a lane group is padded to eight). */
 #define CZ_MSM_X8_MIN_BATCH 8u
-/* The sixteen-value G1 and G2 batch additions on AVX2 + FMA lanes and
+/* The fourteen-value G1 and G2 batch additions on AVX2 + FMA lanes and
  * MULX (msm_x16.c), for CPUs without IFMA; built where the eight-lane
  * ones are. */
 #define CZ_MSM_HAVE_X16 CZ_MSM_HAVE_X8
-/* Smallest batch handed to it (a group is padded to sixteen). */
+/* Smallest batch handed to it (a group is padded to fourteen). */
 #define CZ_MSM_X16_MIN_BATCH 32u
 
 /* Which lanes the batch additions run on (G1 and G2 alike), chosen once per process at
@@ -104,8 +104,8 @@ int cz__msm_lanes_rechecks_left(void);
 /* The rule of one re-check, without the CPU: cur, or avx2 where cur is
  * none and the reading is fast enough. */
 cz_msm_lanes cz__msm_lanes_recheck(cz_msm_lanes cur, double reading);
-/* Time of sixteen AVX2 + MULX products (ff/fp_x4.h) over that of sixteen
- * MULX products on this core, measured now (~6 ms; msm_x16.c); < 0 when
+/* Time of the AVX2 + MULX block's products (ff/fp_x4.h) over that of as
+ * many MULX products on this core, measured now (~6 ms; msm_x16.c); < 0 when
  * the kernel cannot run here. */
 double cz__msm_x16_time_ratio(void);
 
@@ -136,7 +136,7 @@ size_t cz__msm_g1_x8_scratch(unsigned cap);
  * no e[i].p inside a bucket written by this batch). Run only when
  * cz__msm_x8_supported(). */
 void cz__msm_g1_flush_x8(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch);
-/* The same on sixteen AVX2 + FMA lanes (msm_x16.c); run only when
+/* The same on AVX2 + FMA lanes and MULX, fourteen values a call (msm_x16.c); run only when
  * cz__msm_x16_supported(). */
 bool cz__msm_x16_supported(void);
 size_t cz__msm_g1_x16_scratch(unsigned cap);
@@ -144,7 +144,7 @@ void cz__msm_g1_flush_x16(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n
 /* G1 through whichever lanes cz__msm_lanes() names (msm_common.c). */
 size_t cz__msm_g1_lanes_scratch(unsigned cap);
 void cz__msm_g1_flush_lanes(cz_g1_affine *bk, const cz_msm_g1_entry *e, unsigned n, void *scratch);
-/* The same for G2: eight IFMA lanes (msm_x8.c), sixteen AVX2 + MULX
+/* The same for G2: eight IFMA lanes (msm_x8.c), fourteen AVX2 + MULX
  * values (msm_x16.c), and whichever cz__msm_lanes() names (msm_common.c). */
 size_t cz__msm_g2_x8_scratch(unsigned cap);
 void cz__msm_g2_flush_x8(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);

@@ -1,6 +1,6 @@
 /*
- * Batch-affine G1 and G2 bucket additions sixteen at a time, eight on AVX2 + FMA
- * lanes and eight on MULX/ADX in one instruction stream (ff/fp_x4.h), for
+ * Batch-affine G1 and G2 bucket additions fourteen at a time, eight on AVX2 + FMA
+ * lanes and six on MULX/ADX in one instruction stream (ff/fp_x4.h), for
  * CPUs without AVX-512 IFMA (AMD Zen 3 and older, most providers'
  * servers): the default there (cz__msm_lanes; CUZK_MSM_LANES=none turns it
  * off). On the development machine (Zen 4, IFMA ruled out with
@@ -11,20 +11,21 @@
  * MULX product's throughput, and the flush built on it lost that gain to
  * repacking every coordinate into lanes and back. The lanes use the
  * vector pipes and MULX the integer ones, so one block that interleaves
- * eight lane products with eight MULX products finishes sixteen products
- * in ~0.7× the time of sixteen MULX products, and only half the values
- * are repacked. The block is ~4,200 instructions (28 KB), near what the
- * instruction caches hold: called once per group between the gathers and
- * subtractions it was evicted each time (~20 ns a product in place
- * against 15 alone, and the flush no faster than MULX), so the flush runs
- * in phases, each a loop over all groups, and the kernel calls come back
- * to back.
+ * eight lane products with six MULX products finishes fourteen products
+ * in ~0.5–0.7× the time of as many MULX products, and only eight of the
+ * fourteen values are repacked. The block is ~3,700 instructions (25 KB),
+ * near what the instruction caches hold (its first form, with eight MULX
+ * products, was ~4,200 and fell past that edge on a later VM: fp_x4.h):
+ * called once per group between the gathers and subtractions it was
+ * evicted each time (~20 ns a product in place against 15 alone, and the
+ * flush no faster than MULX), so the flush runs in phases, each a loop
+ * over all groups, and the kernel calls come back to back.
  *
  * How: the batch-affine addition is six Fp products and a few
  * subtractions. As the IFMA flush (msm_x8.c) does with eight lanes, the
- * batch is computed sixteen additions at a time: value l of group g is
- * entry 16g + l (l < 8 in the lanes, the rest as six-limb elements), the
- * prefix products of the batched inversion run as sixteen interleaved
+ * batch is computed NL = 14 additions at a time: value l of group g is
+ * entry NL·g + l (l < 8 in the lanes, the rest as six-limb elements), the
+ * prefix products of the batched inversion run as NL interleaved
  * chains, one scalar inversion serves them all, and λ, x3, y3 and the
  * subtractions around them are computed value by value in their form.
  *
@@ -66,7 +67,7 @@
 #define NS CZ_FP_X4_SCALARS /* MULX values per call */
 #define NL CZ_FP_X16_N      /* values per call */
 
-/* Sixteen Fp values: value l < 4·NG is lane l % 4 of g[l / 4], the rest
+/* NL Fp values: value l < 4·NG is lane l % 4 of g[l / 4], the rest
  * s[l - 4·NG]. */
 typedef cz__fp_x16 f16;
 
@@ -321,7 +322,7 @@ TGT static void w_csub(f16 *r, int ki)
     for (int j = 0; j < NS; j++) cz_mont_reduce_once(r->s[j].l, r->s[j].l, KP[ki].l64, 6);
 }
 
-/* Montgomery's batch inversion, sixteen chains side by side: for fac[g]
+/* Montgomery's batch inversion, NL chains side by side: for fac[g]
  * under F·p (F < 4; raw lanes allowed), pre[g] = 1/fac[g] for g < G, in
  * one scalar inversion. pre holds G + 1 values: the prefix products
  * pre[g] = fac[0]···fac[g−1] are built in it first, then walked down.
@@ -333,7 +334,7 @@ static inline __attribute__((always_inline)) void f16_batch_inv(f16 *pre, const 
 {
     for (unsigned l = 0; l < NL; l++) f16_set(&pre[0], l, &CZ_FP_ONE);
     for (unsigned g = 0; g < G; g++) f16_mul(&pre[g + 1], &pre[g], &fac[g]);
-    /* one inversion for the sixteen chains (batched in scalar) */
+    /* one inversion for the NL chains (batched in scalar) */
     cz_fp a[NL], pa[NL], inv, ti;
     for (unsigned l = 0; l < NL; l++) f16_get(&a[l], &pre[G], l);
     pa[0] = a[0];
@@ -353,7 +354,7 @@ static inline __attribute__((always_inline)) void f16_batch_inv(f16 *pre, const 
     }
 }
 
-/* Scratch: per group of sixteen the prefix product, den, num, x1, y1, x2;
+/* Scratch: per group of NL the prefix product, den, num, x1, y1, x2;
  * one more prefix product (the chains' end). */
 size_t cz__msm_g1_x16_scratch(unsigned cap) { return (((size_t)cap + NL - 1) / NL * 6 + 1) * sizeof(f16) + 64; }
 
@@ -451,11 +452,11 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
 
 /* ---- G2 ---------------------------------------------------------------
  *
- * Fp2 coordinates as two sixteen-value sets (c0 and c1), in the same
+ * Fp2 coordinates as two NL-value sets (c0 and c1), in the same
  * phases as G1's flush, and the batch inversion over the Fp norms N =
  * den0² + den1² with 1/den = conj(den)/N, as the scalar and IFMA flushes
  * do: 15 products an addition (the norm 2, its chain 1, the walk down 2,
- * den/N 2, λ 3, λ² 2, λ(x1 − x3) 3), each sixteen at a time in the AVX2 +
+ * den/N 2, λ 3, λ² 2, λ(x1 − x3) 3), each NL at a time in the AVX2 +
  * MULX kernel.
  *
  * Bounds. Unlike G1's (its den and num aside), every operation here
@@ -487,7 +488,7 @@ static inline void f2_16_set(f16 *c0, f16 *c1, unsigned l, const cz_fp2 *x)
     f16_set(c1, l, &x->c1);
 }
 
-/* Scratch: per group of sixteen the norm, den, num, x1, y1, x2 (two sets
+/* Scratch: per group of NL the norm, den, num, x1, y1, x2 (two sets
  * each but the norm); G + 1 prefix products. */
 size_t cz__msm_g2_x16_scratch(unsigned cap) { return (((size_t)cap + NL - 1) / NL * 12 + 1) * sizeof(f16) + 64; }
 
@@ -640,13 +641,13 @@ __attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const c
  * Why measure instead of deciding from the CPU's name: the kernel counts on
  * the integer multiplier and the vector pipes running side by side, and
  * whether they do depends on the core. On the AMD Zen 4 development machine
- * sixteen hybrid products take ~0.69x the time of sixteen MULX products and
- * the G1 MSM ~0.8x; on an Intel Xeon (Sapphire Rapids, IFMA ruled out)
+ * the hybrid products took ~0.69x the time of as many MULX products (0.49x
+ * on a later VM) and the G1 MSM ~0.8x; on an Intel Xeon (Sapphire Rapids, IFMA ruled out)
  * the kernel read 0.74x or ~1.05x, as the host loaded the sibling
  * hyperthread, and the MSM gained nothing either way; a core whose
  * micro-op cache is smaller than the kernel may lose more. Each side is
  * timed on independent products (as the flush's phases run them): REPS
- * passes of KCAL calls of the kernel, or of KCAL·16 MULX products, over
+ * passes of KCAL calls of the kernel, or of KCAL·NL MULX products, over
  * the same values (~0.3 ms a side); the sides
  * alternate ROUNDS times after one round that is not counted, and each
  * keeps its fastest round, so that a preemption during one round does not

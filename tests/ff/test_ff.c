@@ -1022,7 +1022,7 @@ static void fp2_body(void **state)
     mpz_clear(P);
 }
 
-/* ---- the sixteen-value product, AVX2 + FMA lanes and MULX (ff/fp_x4.h),
+/* ---- the fourteen-value Fp product, AVX2 + FMA lanes and MULX (ff/fp_x4.h),
  * vs GMP ------------------------------------------------------------------ */
 
 enum { X4_LANES = CZ_FP_X16_N };
@@ -1038,7 +1038,7 @@ static void x4_unpack_all(cz_fp v[X4_LANES], const cz__fp_x16 *x)
 }
 
 /* Products of every edge and random value against another one, in every
- * one of the sixteen places (lanes and MULX slots), then chains x = y·x
+ * one of the fourteen places (lanes and MULX slots), then chains x = y·x
  * (and y = y²) that feed the lazily reduced form (< 2p) back in, the
  * result written over an input. */
 static void fp_x4_lanes(void **state)
@@ -1203,7 +1203,7 @@ static void fr_x4_lanes(void **state)
     free_values(v, n);
 }
 
-/* The sixteen-value product past its contract (< 2p on both sides), as
+/* The fourteen-value Fp product past its contract (< 2p on both sides), as
  * the G2 flush (msm/msm_x16.c) uses it: operands under A·p and B·p with
  * A·B < 87 (result < (0.102·A·B + 1)·p < 2^384) and A < 8.8 (a MULX row
  * adds a·b_i + q·p to an accumulator under a + p: (a + p)·2^64 must fit
