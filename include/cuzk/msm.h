@@ -146,9 +146,10 @@ typedef struct {
  * CUZK_NO_IFMA the IFMA ones, CUZK_MSM_LANES=ifma|avx2|none picks them.
  * The AVX2 lanes are taken only where a calibration at the first MSM finds
  * their products fast enough on this core (cz_msm_lanes_chosen); where it
- * does not, up to eight later MSMs measure again at their start, and the
- * first fast reading takes the lanes from then on (so this may turn true
- * during a process, never back). */
+ * does not, up to eight later MSMs measure again at their start, then one
+ * MSM start a minute for the process's life, and the first fast reading
+ * takes the lanes from then on (so this may turn true during a process,
+ * never back). */
 bool cz_msm_simd_available(void);
 
 /* Which lanes that is: "ifma", "avx2" or "none". Where the choice between

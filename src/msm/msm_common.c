@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- lanes ------------------------------------------------------------- */
 
@@ -17,6 +18,19 @@
 static _Atomic int g_lanes;
 static _Atomic double g_ratio = -1; /* the lowest reading of the calibration, when it ran */
 static atomic_int g_rechecks;       /* readings left to take while the choice is none */
+/* CLOCK_MONOTONIC ns at which a measured none is read again (after the
+ * re-checks; CZ_MSM_X16_RECHECK_PERIOD_S apart), -1: never */
+static _Atomic int64_t g_next_ns = -1;
+static atomic_int g_readings; /* readings after the first calibration */
+
+#define PERIOD_NS ((int64_t)CZ_MSM_X16_RECHECK_PERIOD_S * 1000000000)
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 static pthread_once_t g_lanes_once = PTHREAD_ONCE_INIT;
 
 /* From the CPU, not from the flushes' own flags: those are set by
@@ -53,7 +67,10 @@ static void lanes_init(void)
         if (!ifma && avx2) r = cz__msm_x16_time_ratio();
         g_ratio = r;
         g_lanes = cz__msm_lanes_pick(ifma, avx2, r);
-        if (g_lanes == CZ_MSM_LANES_NONE && r > 0) g_rechecks = CZ_MSM_X16_RECHECKS;
+        if (g_lanes == CZ_MSM_LANES_NONE && r > 0) {
+            g_rechecks = CZ_MSM_X16_RECHECKS;
+            g_next_ns = mono_ns() + PERIOD_NS;
+        }
     }
 }
 
@@ -77,6 +94,24 @@ int cz__msm_lanes_rechecks_left(void)
     return n > 0 ? n : 0;
 }
 
+void cz__msm_lanes_set_periodic(double in_s)
+{
+    (void)cz__msm_lanes();
+    g_next_ns = in_s < 0 ? -1 : mono_ns() + (int64_t)(in_s * 1e9);
+}
+
+int cz__msm_lanes_readings(void) { return atomic_load(&g_readings); }
+
+double cz__msm_lanes_periodic_in(void)
+{
+    int64_t next = atomic_load(&g_next_ns);
+    if (next < 0) return -1;
+    double d = (double)(next - mono_ns()) / 1e9;
+    return d > 0 ? d : 0;
+}
+
+bool cz__msm_lanes_periodic_due(int64_t next_ns, int64_t now_ns) { return next_ns >= 0 && now_ns >= next_ns; }
+
 cz_msm_lanes cz__msm_lanes_recheck(cz_msm_lanes cur, double reading)
 {
     if (cur == CZ_MSM_LANES_NONE && cz__msm_lanes_pick(false, true, reading) == CZ_MSM_LANES_AVX2)
@@ -87,15 +122,24 @@ cz_msm_lanes cz__msm_lanes_recheck(cz_msm_lanes cur, double reading)
 cz_msm_lanes cz__msm_lanes_begin(void)
 {
     cz_msm_lanes k = cz__msm_lanes();
-    /* one reading per MSM start while any are left; a thread that finds
-     * none left (or loses the race for the last) goes on with the choice */
-    if (k != CZ_MSM_LANES_NONE || atomic_load_explicit(&g_rechecks, memory_order_relaxed) <= 0) return k;
-    if (atomic_fetch_sub(&g_rechecks, 1) <= 0) return k;
+    if (k != CZ_MSM_LANES_NONE) return k;
+    /* one reading per MSM start while re-checks are left, then one each
+     * period; a thread that finds none left, or loses the race for the
+     * last or for the period's (the CAS moves the next one on before the
+     * reading), goes on with the choice */
+    if (atomic_load_explicit(&g_rechecks, memory_order_relaxed) <= 0 || atomic_fetch_sub(&g_rechecks, 1) <= 0) {
+        int64_t next = atomic_load_explicit(&g_next_ns, memory_order_relaxed), now = mono_ns();
+        if (!cz__msm_lanes_periodic_due(next, now) ||
+            !atomic_compare_exchange_strong(&g_next_ns, &next, now + PERIOD_NS))
+            return k;
+    }
+    atomic_fetch_add(&g_readings, 1);
     double r = cz__msm_x16_time_ratio();
     if (r > 0 && r < g_ratio) g_ratio = r;
     cz_msm_lanes n = cz__msm_lanes_recheck(k, r);
     if (n != k) {
         atomic_store(&g_rechecks, 0);
+        atomic_store(&g_next_ns, -1);
         atomic_store(&g_lanes, (int)n);
     }
     return n;

@@ -96,11 +96,31 @@ cz_msm_lanes cz__msm_lanes_pick(bool ifma, bool avx2, double ratio);
  * that started with none has no lane scratch (st->x8 NULL) and runs the
  * scalar flush to its end, and the choice only ever goes none -> avx2. */
 #define CZ_MSM_X16_RECHECKS 8
+/* After those, a measured none is read once more at the first MSM start
+ * past every CZ_MSM_X16_RECHECK_PERIOD_S seconds, for the process's whole
+ * life. Why: a daemon that starts in a slow spell spends its eight
+ * re-checks within its first proof (six MSM starts each), possibly still
+ * in the spell, and then ran the MULX flush for good: on the Zen 4 VM
+ * such a process proved shaped-16 in 1,151 ms against 816-838 ms
+ * (BENCHMARKS.md, "The Fp block at fourteen"). One ~6 ms reading a
+ * minute is 0.01 % of a busy core; a core whose lanes really are slow
+ * pays that and keeps the MULX flush. */
+#define CZ_MSM_X16_RECHECK_PERIOD_S 60
 cz_msm_lanes cz__msm_lanes_begin(void);
 /* For tests: the choice, the re-checks left and the lowest reading as if
  * a calibration had just made them; and the re-checks left. */
 void cz__msm_lanes_set_state(cz_msm_lanes k, int rechecks, double ratio);
 int cz__msm_lanes_rechecks_left(void);
+/* For tests: the next periodic reading falls due in_s seconds from now
+ * (negative: never, as for a choice not measured); the readings taken
+ * since the first calibration; the time until the next periodic reading
+ * (< 0: none planned). */
+void cz__msm_lanes_set_periodic(double in_s);
+int cz__msm_lanes_readings(void);
+double cz__msm_lanes_periodic_in(void);
+/* The rule of the periodic reading, without a clock: due when one is
+ * planned (next_ns >= 0) and now_ns has reached it. */
+bool cz__msm_lanes_periodic_due(int64_t next_ns, int64_t now_ns);
 /* The rule of one re-check, without the CPU: cur, or avx2 where cur is
  * none and the reading is fast enough. */
 cz_msm_lanes cz__msm_lanes_recheck(cz_msm_lanes cur, double reading);

@@ -267,7 +267,11 @@ size_t cz_ntt_domain_size(const cz_ntt_domain *d) { return d->n; }
 
 bool cz_ntt_simd_available(void) { return cz__ntt_v_preferred() != CZ_NTT_V_NONE; }
 bool cz_ntt_simd_enabled(void) { return cz__ntt_x8_on != 0; }
-void cz_ntt_set_simd(bool on) { cz__ntt_x8_on = on ? cz__ntt_v_preferred() : CZ_NTT_V_NONE; }
+void cz_ntt_set_simd(bool on)
+{
+    cz__ntt_lanes_user(on);
+    cz__ntt_x8_on = on ? cz__ntt_v_preferred() : CZ_NTT_V_NONE;
+}
 
 /* ---- kernels ------------------------------------------------------------- */
 
@@ -635,16 +639,21 @@ static void scale_geometric(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x, con
     cz_pool_parallel_range(pool, 0, d->n, 4096, scale_range, &c);
 }
 
-/* ---- public transforms ---------------------------------------------------- */
+/* ---- public transforms ----------------------------------------------------
+ * Each starts with cz__ntt_lanes_tick (ntt_x8.h): a measured "scalar" is
+ * measured again once a minute. (cz_ntt_coset_forward ticks through
+ * cz_ntt_forward.) */
 
 void cz_ntt_forward(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
 {
+    cz__ntt_lanes_tick();
     dif(pool, d, x, false, NULL, false, NULL);
     bitrev(pool, x, d->log_n);
 }
 
 void cz_ntt_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
 {
+    cz__ntt_lanes_tick();
     bitrev(pool, x, d->log_n);
     dit(pool, d, x, true, &d->n_inv);
 }
@@ -657,6 +666,7 @@ void cz_ntt_coset_forward(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
 
 void cz_ntt_coset_inverse(cz_pool *pool, const cz_ntt_domain *d, cz_fr *x)
 {
+    cz__ntt_lanes_tick();
     bitrev(pool, x, d->log_n);
     dit(pool, d, x, true, NULL);
     scale_geometric(pool, d, x, &d->n_inv, &d->g_inv);
@@ -751,6 +761,7 @@ static void to_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, 
 
 void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
 {
+    cz__ntt_lanes_tick();
     to_coset(pool, d, a, b, c, false);
     ab_ctx q = {a, b, NULL};
     cz_pool_parallel_range(pool, 0, d->n, 4096, ab_range, &q);
@@ -777,6 +788,7 @@ static void ab_sub_range(void *arg, size_t lo, size_t hi)
  * cache), then the products: six transforms and no permutation. */
 void cz_quotient_odd_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c)
 {
+    cz__ntt_lanes_tick();
     to_coset(pool, d, a, b, c, true);
     ab_ctx q = {a, b, c};
     cz_pool_parallel_range(pool, 0, d->n, 4096, ab_sub_range, &q);

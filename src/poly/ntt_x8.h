@@ -13,6 +13,7 @@
 #define CZ_NTT_X8_H
 
 #include "cuzk/field.h"
+#include <stdatomic.h>
 #include <stddef.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -29,10 +30,35 @@
 enum { CZ_NTT_V_NONE = 0, CZ_NTT_V_IFMA = 1, CZ_NTT_V_AVX2 = 2 };
 /* The AVX2 + MULX butterflies are taken at this ratio or below. */
 #define CZ_NTT_AVX2_MAX_RATIO 0.92
-extern int cz__ntt_x8_on;
+/* Atomic: a periodic re-reading (cz__ntt_lanes_tick) may turn it from
+ * none to avx2 while other threads' transforms read it. That is the only
+ * change made while transforms run, and the two kinds of butterflies give
+ * identical results, so a transform that sees it change midway is still
+ * right. */
+extern _Atomic int cz__ntt_x8_on;
 /* Makes the choice (the AVX2 measurement, once per process; the first
  * domain created calls it). */
 void cz__ntt_lanes_settle(void);
+/* Where the measurement found the AVX2 butterflies too slow, the first
+ * transform started past every CZ_NTT_RECHECK_PERIOD_S seconds measures
+ * again (~2 ms), and a fast reading takes them from then on (unless
+ * cz_ntt_set_simd(false) is in force). Why: the readings come in spells
+ * on a shared host (two of ten processes read 0.93 and 0.97 where the
+ * rest read 0.77-0.78, BENCHMARKS.md), and a daemon that started in one
+ * kept the scalar butterflies for its life. Called at the start of every
+ * transform; without a planned reading it is one relaxed load. */
+#define CZ_NTT_RECHECK_PERIOD_S 60
+void cz__ntt_lanes_tick(void);
+/* Test hooks: the next periodic reading falls due in_s seconds from now
+ * (negative: none); the readings taken since the first and the latest of
+ * them (0: none yet); the time until the next (< 0: none planned). */
+void cz__ntt_lanes_set_periodic(double in_s);
+int cz__ntt_lanes_readings(void);
+double cz__ntt_lanes_last(void);
+double cz__ntt_lanes_periodic_in(void);
+/* cz_ntt_set_simd's record of the caller's wish (on: the choice, off:
+ * scalar), which a periodic reading respects. */
+void cz__ntt_lanes_user(bool on);
 /* The AVX2 butterflies' time over the scalar ones' as measured (0: not
  * measured). */
 double cz__ntt_lanes_ratio(void);

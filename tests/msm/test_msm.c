@@ -801,12 +801,80 @@ static void test_lanes_recheck(void **state)
     free(s);
 }
 
+/* The periodic reading of a measured none: the rule alone, then with the
+ * CPU: with none planned, or one an hour away, an MSM takes no reading;
+ * with one due, the first MSM takes exactly one and plans the next a
+ * period on (or, where the reading was fast, stops the readings with
+ * the choice turned to avx2), and the next MSM takes none. The sums stay
+ * right throughout. */
+static void test_lanes_periodic(void **state)
+{
+    (void)state;
+    assert_false(cz__msm_lanes_periodic_due(-1, 1000));
+    assert_false(cz__msm_lanes_periodic_due(1000, 999));
+    assert_true(cz__msm_lanes_periodic_due(1000, 1000));
+    assert_true(cz__msm_lanes_periodic_due(1000, 5000));
+    const char *want = getenv("CUZK_MSM_LANES");
+    if (!cz__msm_x16_supported() || getenv("CUZK_NO_SIMD") || (want && strcmp(want, "auto"))) {
+        fprintf(stderr, "test_lanes_periodic: no AVX2 + FMA + ADX here, or the lanes chosen by hand: skipped\n");
+        skip();
+    }
+    double r0;
+    cz_msm_lanes k0 = cz__msm_lanes();
+    (void)cz_msm_lanes_chosen(&r0);
+    double p0 = cz__msm_lanes_periodic_in();
+    enum { N = 4096 };
+    cz_g1_affine *b = malloc(N * sizeof *b);
+    cz_scalar *s = malloc(N * sizeof *s);
+    assert_non_null(b);
+    assert_non_null(s);
+    g1_bases(b, N, 1);
+    sc_fill(s, N, 1);
+    cz_g1_jac ref, r;
+    g1_naive(&ref, b, s, N);
+    cz__msm_lanes_set_state(CZ_MSM_LANES_NONE, 0, 100.0);
+    static const double plans[2] = {-1, 3600};
+    for (int i = 0; i < 2; i++) {
+        cz__msm_lanes_set_periodic(plans[i]);
+        int before = cz__msm_lanes_readings();
+        assert_int_equal(cz_msm_g1(&r, b, s, N, NULL, NULL), CZ_OK);
+        assert_true(cz_g1_jac_eq(&r, &ref));
+        assert_int_equal(cz__msm_lanes_readings(), before);
+        assert_string_equal(cz_msm_lanes_chosen(NULL), "none");
+    }
+    cz__msm_lanes_set_periodic(0);
+    int before = cz__msm_lanes_readings();
+    assert_int_equal(cz_msm_g1(&r, b, s, N, NULL, NULL), CZ_OK);
+    assert_true(cz_g1_jac_eq(&r, &ref));
+    assert_int_equal(cz__msm_lanes_readings(), before + 1);
+    double rr;
+    const char *name = cz_msm_lanes_chosen(&rr);
+    assert_true(rr > 0 && rr < 100.0);
+    if (!strcmp(name, "avx2")) {
+        assert_true(rr <= CZ_MSM_X16_MAX_RATIO);
+        assert_true(cz__msm_lanes_periodic_in() < 0);
+    } else {
+        assert_string_equal(name, "none");
+        assert_true(rr > CZ_MSM_X16_MAX_RATIO);
+        assert_true(cz__msm_lanes_periodic_in() > CZ_MSM_X16_RECHECK_PERIOD_S - 10);
+    }
+    assert_int_equal(cz_msm_g1(&r, b, s, N, NULL, NULL), CZ_OK);
+    assert_true(cz_g1_jac_eq(&r, &ref));
+    assert_int_equal(cz__msm_lanes_readings(), before + 1);
+    print_message("periodic reading: %s at %.3f\n", name, rr);
+    cz__msm_lanes_set_state(k0, 0, r0);
+    cz__msm_lanes_set_periodic(p0);
+    free(b);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lanes_selection),
         cmocka_unit_test(test_lanes_pick),
         cmocka_unit_test(test_lanes_recheck),
+        cmocka_unit_test(test_lanes_periodic),
         cmocka_unit_test(test_scalars_from_fr),
         cmocka_unit_test(test_small_n),
         cmocka_unit_test(test_edge_cases),

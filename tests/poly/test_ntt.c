@@ -21,6 +21,7 @@
 #include "cuzk/ntt.h"
 #include "poly/ntt_x8.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -523,6 +524,74 @@ static void simd_matches_scalar(void **state)
     }
 }
 
+/* The periodic re-reading of a measured "scalar" (cz__ntt_lanes_tick):
+ * none planned or one an hour away, a transform takes no reading; one
+ * due, the next transform takes exactly one, which never turns on
+ * kernels the caller switched off, and either takes the AVX2 butterflies
+ * (no reading planned after) or plans the next a period on; the
+ * transform after takes none. Every round trip stays exact. Run once,
+ * outside the three groups, since it changes the choice. */
+static void lanes_periodic(void **state)
+{
+    (void)state;
+    if (!cz__ntt_x16_supported()) {
+        fprintf(stderr, "lanes_periodic: no AVX2 + MULX butterflies here: skipped\n");
+        skip();
+    }
+    const int prev = cz__ntt_v_preferred();
+    const bool was_on = cz_ntt_simd_enabled();
+    enum { L = 10, N = 1 << L };
+    cz_ntt_domain *d;
+    assert_int_equal(cz_ntt_domain_create(&d, L, NULL), CZ_OK);
+    cz_fr *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    assert_non_null(x);
+    assert_non_null(y);
+    rand_vec(x, N);
+    memcpy(y, x, N * sizeof *x);
+    assert_true(cz__ntt_v_force(CZ_NTT_V_NONE));
+    const int r0 = cz__ntt_lanes_readings();
+    cz_ntt_forward(NULL, d, x); /* none planned */
+    cz__ntt_lanes_set_periodic(3600);
+    cz_ntt_inverse(NULL, d, x); /* an hour away */
+    assert_int_equal(cz__ntt_lanes_readings(), r0);
+    assert_fr_vec_equal(x, y, N);
+
+    cz_ntt_set_simd(false);
+    cz__ntt_lanes_set_periodic(0);
+    cz_ntt_coset_forward(NULL, d, x);
+    assert_int_equal(cz__ntt_lanes_readings(), r0 + 1);
+    assert_false(cz_ntt_simd_enabled());
+    cz_ntt_coset_inverse(NULL, d, x);
+    assert_int_equal(cz__ntt_lanes_readings(), r0 + 1);
+    assert_fr_vec_equal(x, y, N);
+
+    assert_true(cz__ntt_v_force(CZ_NTT_V_NONE)); /* the caller's switch-off lifted */
+    cz__ntt_lanes_set_periodic(0);
+    cz_ntt_forward(NULL, d, x);
+    assert_int_equal(cz__ntt_lanes_readings(), r0 + 2);
+    const double r = cz__ntt_lanes_last();
+    assert_true(r > 0);
+    if (cz_ntt_simd_enabled()) {
+        assert_int_equal(cz__ntt_v_preferred(), CZ_NTT_V_AVX2);
+        assert_true(cz__ntt_lanes_periodic_in() < 0);
+        assert_true(r <= CZ_NTT_AVX2_MAX_RATIO);
+    } else {
+        assert_int_equal(cz__ntt_v_preferred(), CZ_NTT_V_NONE);
+        assert_true(cz__ntt_lanes_periodic_in() > CZ_NTT_RECHECK_PERIOD_S - 10);
+        assert_true(r > CZ_NTT_AVX2_MAX_RATIO);
+    }
+    cz_ntt_inverse(NULL, d, x);
+    assert_int_equal(cz__ntt_lanes_readings(), r0 + 2);
+    assert_fr_vec_equal(x, y, N);
+    print_message("periodic reading: %s (read %.2f)\n", cz_ntt_simd_enabled() ? "avx2" : "scalar", r);
+
+    assert_true(cz__ntt_v_force(prev));
+    cz_ntt_set_simd(was_on);
+    free(x);
+    free(y);
+    cz_ntt_domain_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,5 +616,7 @@ int main(void)
         rc |= cmocka_run_group_tests_name("ntt_avx2", tests, setup, teardown);
         assert_true(cz__ntt_v_force(prev));
     }
+    const struct CMUnitTest once[] = {cmocka_unit_test(lanes_periodic)};
+    rc |= cmocka_run_group_tests_name("ntt_lanes", once, NULL, NULL);
     return rc;
 }
