@@ -27,8 +27,8 @@ instructions, 28 KB) was kept first; on a later Zen 4 VM of the same
 family it sat past that edge: 24.1-24.9 ns a product in every process,
 against 16.3-16.5 for 2_6 (3,664 instructions), 16.4-16.6 for 2_5 and
 17.0-17.2 for 2_4, and 2_7 (3,920) 16.9, 22.7 or 29.5 by process
-(interleaved in one process, 2_6 took 0.64-0.65x 2_8's time in 990 of
-1,000 pairs). The G1 and G2 MSMs took 0.95x and 0.93x the CPU time on
+(interleaved in one process, 2_6 took 0.64-0.65x 2_8's time and was the
+faster in 990 of 1,000 pairs). The G1 and G2 MSMs took 0.95x and 0.93x the CPU time on
 2_6 (medians of 12 alternated processes). So the Fp block is 2_6: the
 margin below the edge is worth more than two more products a call.
 
