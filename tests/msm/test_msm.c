@@ -757,48 +757,79 @@ static void *recheck_thread(void *arg)
     return NULL;
 }
 
+/* What the two tests of the measured choice share: the skip where there
+ * is no measured choice to test (re-checks follow a measured choice
+ * only), an MSM case with its naive sum, and the verdict after readings
+ * that followed a planted first one of 100 (worse than any real one):
+ * the lowest reading is a real one, and the choice agrees with it. */
+static void skip_unless_measured(const char *test)
+{
+    const char *want = getenv("CUZK_MSM_LANES");
+    if (!cz__msm_x16_supported() || getenv("CUZK_NO_SIMD") || (want && strcmp(want, "auto"))) {
+        fprintf(stderr, "%s: no AVX2 + FMA + ADX here, or the lanes chosen by hand: skipped\n", test);
+        skip();
+    }
+}
+
+enum { LANES_N = 4096 };
+typedef struct {
+    cz_g1_affine *b;
+    cz_scalar *s;
+    cz_g1_jac ref;
+} lanes_case;
+
+static void lanes_case_make(lanes_case *c, int kind)
+{
+    c->b = malloc(LANES_N * sizeof *c->b);
+    c->s = malloc(LANES_N * sizeof *c->s);
+    assert_non_null(c->b);
+    assert_non_null(c->s);
+    g1_bases(c->b, LANES_N, kind);
+    sc_fill(c->s, LANES_N, kind);
+    g1_naive(&c->ref, c->b, c->s, LANES_N);
+}
+
+static void lanes_case_free(lanes_case *c)
+{
+    free(c->b);
+    free(c->s);
+}
+
+static const char *lanes_verdict(double *r)
+{
+    const char *name = cz_msm_lanes_chosen(r);
+    assert_true(*r > 0 && *r < 100.0);
+    if (!strcmp(name, "avx2")) {
+        assert_true(*r <= CZ_MSM_X16_MAX_RATIO);
+        assert_int_equal(cz__msm_lanes_rechecks_left(), 0);
+    } else {
+        assert_string_equal(name, "none");
+        assert_true(*r > CZ_MSM_X16_MAX_RATIO);
+    }
+    return name;
+}
+
 static void test_lanes_recheck(void **state)
 {
     (void)state;
-    const char *want = getenv("CUZK_MSM_LANES");
-    if (!cz__msm_x16_supported() || getenv("CUZK_NO_SIMD") || (want && strcmp(want, "auto"))) {
-        /* re-checks follow a measured choice only */
-        fprintf(stderr, "test_lanes_recheck: no AVX2 + FMA + ADX here, or the lanes chosen by hand: skipped\n");
-        skip();
-    }
+    skip_unless_measured("test_lanes_recheck");
     double r0;
     cz_msm_lanes k0 = cz__msm_lanes();
     (void)cz_msm_lanes_chosen(&r0);
-    enum { N = 4096 };
-    cz_g1_affine *b = malloc(N * sizeof *b);
-    cz_scalar *s = malloc(N * sizeof *s);
-    assert_non_null(b);
-    assert_non_null(s);
-    g1_bases(b, N, 0);
-    sc_fill(s, N, 0);
-    cz_g1_jac ref;
-    g1_naive(&ref, b, s, N);
+    lanes_case c;
+    lanes_case_make(&c, 0);
     cz__msm_lanes_set_state(CZ_MSM_LANES_NONE, 4, 100.0);
-    recheck_job j[2] = {{b, s, N, &ref, 0}, {b, s, N, &ref, 0}};
+    recheck_job j[2] = {{c.b, c.s, LANES_N, &c.ref, 0}, {c.b, c.s, LANES_N, &c.ref, 0}};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, recheck_thread, &j[0]), 0);
     recheck_thread(&j[1]);
     pthread_join(t, NULL);
     assert_int_equal(j[0].bad + j[1].bad, 0);
     double r;
-    const char *name = cz_msm_lanes_chosen(&r);
-    assert_true(r > 0 && r < 100.0);
-    if (!strcmp(name, "avx2")) {
-        assert_true(r <= CZ_MSM_X16_MAX_RATIO);
-        assert_int_equal(cz__msm_lanes_rechecks_left(), 0);
-    } else {
-        assert_string_equal(name, "none");
-        assert_true(r > CZ_MSM_X16_MAX_RATIO);
-    }
+    const char *name = lanes_verdict(&r);
     print_message("re-check: %s at %.3f\n", name, r);
     cz__msm_lanes_set_state(k0, 0, r0);
-    free(b);
-    free(s);
+    lanes_case_free(&c);
 }
 
 /* The periodic reading of a measured none: the rule alone, then with the
@@ -814,58 +845,40 @@ static void test_lanes_periodic(void **state)
     assert_false(cz__msm_lanes_periodic_due(1000, 999));
     assert_true(cz__msm_lanes_periodic_due(1000, 1000));
     assert_true(cz__msm_lanes_periodic_due(1000, 5000));
-    const char *want = getenv("CUZK_MSM_LANES");
-    if (!cz__msm_x16_supported() || getenv("CUZK_NO_SIMD") || (want && strcmp(want, "auto"))) {
-        fprintf(stderr, "test_lanes_periodic: no AVX2 + FMA + ADX here, or the lanes chosen by hand: skipped\n");
-        skip();
-    }
+    skip_unless_measured("test_lanes_periodic");
     double r0;
     cz_msm_lanes k0 = cz__msm_lanes();
     (void)cz_msm_lanes_chosen(&r0);
     double p0 = cz__msm_lanes_periodic_in();
-    enum { N = 4096 };
-    cz_g1_affine *b = malloc(N * sizeof *b);
-    cz_scalar *s = malloc(N * sizeof *s);
-    assert_non_null(b);
-    assert_non_null(s);
-    g1_bases(b, N, 1);
-    sc_fill(s, N, 1);
-    cz_g1_jac ref, r;
-    g1_naive(&ref, b, s, N);
+    lanes_case c;
+    lanes_case_make(&c, 1);
+    cz_g1_jac r;
     cz__msm_lanes_set_state(CZ_MSM_LANES_NONE, 0, 100.0);
     static const double plans[2] = {-1, 3600};
     for (int i = 0; i < 2; i++) {
         cz__msm_lanes_set_periodic(plans[i]);
         int before = cz__msm_lanes_readings();
-        assert_int_equal(cz_msm_g1(&r, b, s, N, NULL, NULL), CZ_OK);
-        assert_true(cz_g1_jac_eq(&r, &ref));
+        assert_int_equal(cz_msm_g1(&r, c.b, c.s, LANES_N, NULL, NULL), CZ_OK);
+        assert_true(cz_g1_jac_eq(&r, &c.ref));
         assert_int_equal(cz__msm_lanes_readings(), before);
         assert_string_equal(cz_msm_lanes_chosen(NULL), "none");
     }
     cz__msm_lanes_set_periodic(0);
     int before = cz__msm_lanes_readings();
-    assert_int_equal(cz_msm_g1(&r, b, s, N, NULL, NULL), CZ_OK);
-    assert_true(cz_g1_jac_eq(&r, &ref));
+    assert_int_equal(cz_msm_g1(&r, c.b, c.s, LANES_N, NULL, NULL), CZ_OK);
+    assert_true(cz_g1_jac_eq(&r, &c.ref));
     assert_int_equal(cz__msm_lanes_readings(), before + 1);
     double rr;
-    const char *name = cz_msm_lanes_chosen(&rr);
-    assert_true(rr > 0 && rr < 100.0);
-    if (!strcmp(name, "avx2")) {
-        assert_true(rr <= CZ_MSM_X16_MAX_RATIO);
-        assert_true(cz__msm_lanes_periodic_in() < 0);
-    } else {
-        assert_string_equal(name, "none");
-        assert_true(rr > CZ_MSM_X16_MAX_RATIO);
-        assert_true(cz__msm_lanes_periodic_in() > CZ_MSM_X16_RECHECK_PERIOD_S - 10);
-    }
-    assert_int_equal(cz_msm_g1(&r, b, s, N, NULL, NULL), CZ_OK);
-    assert_true(cz_g1_jac_eq(&r, &ref));
+    const char *name = lanes_verdict(&rr);
+    if (!strcmp(name, "avx2")) assert_true(cz__msm_lanes_periodic_in() < 0);
+    else assert_true(cz__msm_lanes_periodic_in() > CZ_MSM_X16_RECHECK_PERIOD_S - 10);
+    assert_int_equal(cz_msm_g1(&r, c.b, c.s, LANES_N, NULL, NULL), CZ_OK);
+    assert_true(cz_g1_jac_eq(&r, &c.ref));
     assert_int_equal(cz__msm_lanes_readings(), before + 1);
     print_message("periodic reading: %s at %.3f\n", name, rr);
     cz__msm_lanes_set_state(k0, 0, r0);
     cz__msm_lanes_set_periodic(p0);
-    free(b);
-    free(s);
+    lanes_case_free(&c);
 }
 
 int main(void)
