@@ -24,10 +24,12 @@
 #define X8_USABLE() (cz__msm_lanes_begin() != CZ_MSM_LANES_NONE)
 #define X8_PLAN() (cz__msm_lanes() == CZ_MSM_LANES_IFMA)
 #define X8_MIN_BATCH() (cz__msm_lanes() == CZ_MSM_LANES_AVX2 ? CZ_MSM_X16_MIN_BATCH : CZ_MSM_X8_MIN_BATCH)
+#define X8_BATCH(cap) cz__msm_lanes_batch(cap)
 #endif
 #include "msm_impl.h"
 #undef X8_PLAN
 #undef X8_MIN_BATCH
+#undef X8_BATCH
 #undef ENTRY_T
 #undef SEG_T
 #undef TAB_T
@@ -70,6 +72,7 @@
 #define X8_USABLE() (cz__msm_lanes_begin() != CZ_MSM_LANES_NONE)
 #define X8_PLAN() (cz__msm_lanes() == CZ_MSM_LANES_IFMA)
 #define X8_MIN_BATCH() (cz__msm_lanes() == CZ_MSM_LANES_AVX2 ? CZ_MSM_X16_MIN_BATCH : CZ_MSM_X8_MIN_BATCH)
+#define X8_BATCH(cap) cz__msm_lanes_batch(cap)
 #endif
 #include "msm_impl.h"
 #undef FLUSH_NORM

@@ -3,6 +3,7 @@
  * density bitmap helpers, bulk Fr -> scalar conversion.
  */
 #include "msm_internal.h"
+#include "ff/fp_x4.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -78,6 +79,12 @@ cz_msm_lanes cz__msm_lanes(void)
 {
     pthread_once(&g_lanes_once, lanes_init);
     return (cz_msm_lanes)atomic_load_explicit(&g_lanes, memory_order_relaxed);
+}
+
+unsigned cz__msm_lanes_batch(unsigned cap)
+{
+    if (cap >= CZ_FP_X16_N && cz__msm_lanes() == CZ_MSM_LANES_AVX2) return cap / CZ_FP_X16_N * CZ_FP_X16_N;
+    return cap;
 }
 
 void cz__msm_lanes_set_state(cz_msm_lanes k, int rechecks, double ratio)

@@ -79,6 +79,9 @@ typedef struct {
 #ifndef X8_MIN_BATCH
 #define X8_MIN_BATCH() CZ_MSM_X8_MIN_BATCH
 #endif
+#ifndef X8_BATCH
+#define X8_BATCH(cap) (cap)
+#endif
 
 struct TAB_S {
     size_t n;
@@ -267,6 +270,7 @@ typedef struct {
     FT *pre;
     void *x8;       /* eight-lane flush scratch, NULL: scalar flush */
     unsigned nb, nq, cap;
+    unsigned fill; /* entries at which a batch is flushed: cap, or fewer (X8_BATCH) */
     bool ovf_used;
 } S(abatch);
 
@@ -433,7 +437,7 @@ static void S(drain)(S(abatch) *st)
         S(entry) e = st->queue[r];
         if (!S(try_add)(st, e.b, e.p, e.neg)) {
             st->queue[w++] = e;
-        } else if (st->nb == st->cap) {
+        } else if (st->nb == st->fill) {
             S(flush)(st);
         }
     }
@@ -449,7 +453,7 @@ static void S(drain)(S(abatch) *st)
 static void S(add_point)(S(abatch) *st, uint32_t b, const AFF *p, uint8_t neg)
 {
     if (S(try_add)(st, b, p, neg)) {
-        if (st->nb == st->cap) {
+        if (st->nb == st->fill) {
             S(flush)(st);
             S(drain)(st);
         }
@@ -518,7 +522,7 @@ static void S(abatch_init)(S(abatch) *st, unsigned char *q, size_t k, unsigned c
     st->x8 = x8 && X8_SCRATCH(cap) ? q : NULL;
     memset(st->occ, 0, 2 * k);
     st->nb = st->nq = 0;
-    st->cap = cap;
+    st->cap = st->fill = cap;
     st->ovf_used = false;
 }
 
@@ -552,7 +556,7 @@ static void S(reduce_lanes)(S(abatch) *st, size_t k, XYZZ *out)
     ls.batch = st->batch;
     ls.queue = NULL;
     ls.nb = ls.nq = 0;
-    ls.cap = st->cap;
+    ls.cap = ls.fill = st->cap;
     ls.ovf_used = false;
     for (size_t i = L; i-- > 0;) {
         for (size_t l = 0; l < nl; l++)
@@ -646,6 +650,7 @@ static void S(task_affine)(S(ctx) *x, unsigned char *slot, unsigned win, unsigne
     const unsigned cap = cz__msm_batch_size(kb);
     S(abatch) st;
     S(abatch_init)(&st, slot, k, cap, x->x8);
+    st.fill = X8_BATCH(cap);
 
     /* Buckets are touched in random order and outgrow L2 from c ~ 14: the
      * bucket of each point is prefetched PF points ahead (ring of pending

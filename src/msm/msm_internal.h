@@ -60,6 +60,11 @@
  * the AVX2 + MULX lanes"). */
 typedef enum { CZ_MSM_LANES_NONE, CZ_MSM_LANES_IFMA, CZ_MSM_LANES_AVX2 } cz_msm_lanes;
 cz_msm_lanes cz__msm_lanes(void);
+/* The batch size an affine task uses for cap (cz__msm_batch_size): on the
+ * AVX2 + MULX lanes, cap rounded down to a whole number of fourteen-value
+ * calls, since a partial last call is padded (1,024 entries: twelve
+ * padded places, 1.2 % of the flush's products); cap itself otherwise. */
+unsigned cz__msm_lanes_batch(unsigned cap);
 /* "ifma", "avx2" or "none" (benchmark reports). */
 const char *cz__msm_lanes_name(cz_msm_lanes k);
 /* The rule itself, without the CPU: IFMA if ifma, AVX2 if avx2 and

@@ -425,21 +425,30 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
         f16_mul(&num[g], &num[g], &pre[g]);
         f16_mul(&den[g], &num[g], &num[g]);
     }
-    /* x3 = λ² − x1 − x2 (canonical in the lanes too), x1 − x3 */
+    /* x3 = λ² − x1 − x2 (λ² < 1.2p: λ < 0.102·3·1.21 + 1 < 1.37p) in one
+     * normalisation, then under 2p (the store makes it canonical); x1 − x3
+     * + 4p, raw: it only feeds the product (4p: its top limb is above
+     * x3's, which w_sub_raw needs) */
     for (unsigned g = 0; g < G; g++) {
-        f16 t;
-        f16_sub(&t, &den[g], &x1[g], P48, true);    /* (0, 3p) */
-        f16_sub(&x2[g], &t, &x2[g], P48, false);    /* (0, 4p) */
-        f16_csub(&x2[g], P2_48);
-        f16_csub(&x2[g], P48);
-        f16_sub(&x1[g], &x1[g], &x2[g], P48, false); /* (0, 2p) */
+        w_lin(&x2[g], &den[g], NULL, &x1[g], &x2[g], K2); /* (0, 3.2p) */
+        w_csub(&x2[g], K2);                             /* [0, 2p) */
+        w_sub_raw(&x1[g], &x1[g], &x2[g], K4);          /* (2p, 5p) */
     }
-    /* y3 = λ(x1 − x3) */
+    /* y3 = λ(x1 − x3) < (0.102·1.37·5 + 1)p < 1.7p */
     for (unsigned g = 0; g < G; g++) f16_mul(&den[g], &num[g], &x1[g]);
     /* y3 − y1, and both coordinates back to the buckets */
     for (unsigned g = 0; g < G; g++) {
         f16_sub(&den[g], &den[g], &y1[g], P48, true); /* (0, 3p) */
         f16_csub(&den[g], P2_48);                     /* (0, 2p): the store makes it canonical */
+        /* the next group's buckets, for writing: at c = 16 (3 MB of
+         * buckets a task) their lines have left L1 and L2 since the
+         * gather, and the stores stalled on them (G1 2^16 with tables, 2
+         * threads: ~1 % of the MSM) */
+        for (unsigned l = 0, i = NL * (g + 1); l < NL && i < n; l++, i++) {
+            const char *bq = (const char *)&bk[e[i].b];
+            __builtin_prefetch(bq, 1);
+            __builtin_prefetch(bq + sizeof(cz_g1_affine) - 1, 1);
+        }
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             if (i >= n) break;
@@ -624,6 +633,13 @@ __attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const c
         w_csub(&nr[g], K8);
         w_csub(&nr[g], K4);
         w_csub(&nr[g], K2);
+        /* the next group's buckets, for writing, as in G1's (G2 2^16
+         * with tables, 2 threads: ~2 % of the MSM) */
+        for (unsigned l = 0, i = NL * (g + 1); l < NL && i < n; l++, i++) {
+            const char *bq = (const char *)&bk[e[i].b];
+            for (unsigned o = 0; o < sizeof(cz_g2_affine); o += 64) __builtin_prefetch(bq + o, 1);
+            __builtin_prefetch(bq + sizeof(cz_g2_affine) - 1, 1);
+        }
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             if (i >= n) break;

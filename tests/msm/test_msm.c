@@ -17,6 +17,7 @@
 #include <string.h>
 #include "msm_testutil.h"
 #include "msm/msm_internal.h" /* cz__msm_lanes_pick, CZ_MSM_X16_MAX_RATIO */
+#include "ff/fp_x4.h"         /* CZ_FP_X16_N */
 
 #ifdef CUZK_SANITIZED
 #define BIG_LOG 12
@@ -733,6 +734,33 @@ static void test_lanes_pick(void **state)
     assert_int_equal(cz__msm_lanes_recheck(CZ_MSM_LANES_IFMA, 0.5), CZ_MSM_LANES_IFMA);
 }
 
+/* The batch an affine task fills: whole fourteen-value calls on the AVX2
+ * lanes, the planner's size on the others. (The MSM tests that run on
+ * the AVX2 lanes check that such batches sum right.) */
+static void test_lanes_batch(void **state)
+{
+    (void)state;
+    double r0;
+    cz_msm_lanes k0 = cz__msm_lanes();
+    (void)cz_msm_lanes_chosen(&r0);
+    int left0 = cz__msm_lanes_rechecks_left();
+    static const unsigned caps[] = {1024, 512, 256, 32, 14, 13, 1};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        unsigned c = caps[i];
+        cz__msm_lanes_set_state(CZ_MSM_LANES_AVX2, 0, 0.5);
+        unsigned b = cz__msm_lanes_batch(c);
+        assert_true(b <= c && b > 0);
+        assert_true(c < CZ_FP_X16_N ? b == c : b % CZ_FP_X16_N == 0 && c - b < CZ_FP_X16_N);
+        cz__msm_lanes_set_state(CZ_MSM_LANES_NONE, 0, 1.0);
+        assert_int_equal(cz__msm_lanes_batch(c), c);
+        cz__msm_lanes_set_state(CZ_MSM_LANES_IFMA, 0, -1);
+        assert_int_equal(cz__msm_lanes_batch(c), c);
+    }
+    cz__msm_lanes_set_state(CZ_MSM_LANES_AVX2, 0, 0.5);
+    assert_int_equal(cz__msm_lanes_batch(1024), CZ_FP_X16_N == 14 ? 1022 : 1024 / CZ_FP_X16_N * CZ_FP_X16_N);
+    cz__msm_lanes_set_state(k0, left0, r0);
+}
+
 /* A choice of none with re-checks left, as after a calibration in a slow
  * spell: MSMs started from two threads at once each take one reading
  * (never more than the re-checks left), every result stays right while
@@ -886,6 +914,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lanes_selection),
         cmocka_unit_test(test_lanes_pick),
+        cmocka_unit_test(test_lanes_batch),
         cmocka_unit_test(test_lanes_recheck),
         cmocka_unit_test(test_lanes_periodic),
         cmocka_unit_test(test_scalars_from_fr),
