@@ -21,7 +21,9 @@
  *   X8_SCRATCH(cap)        its scratch bytes; X8_USABLE() true when it may run;
  *   X8_PLAN() (optional)   true when the planner should price lane additions
  *                          (default true); X8_MIN_BATCH() the smallest batch
- *                          it takes (default CZ_MSM_X8_MIN_BATCH)
+ *                          it takes (default CZ_MSM_X8_MIN_BATCH);
+ *                          X8_BATCH(cap) the entries at which a task's batch
+ *                          of capacity cap is flushed (default cap)
  *
  * Scratch layout (one block, 64-byte aligned pieces):
  *   [ones partial sums: nchunks XYZZ][slot 0]...[slot T-1]
