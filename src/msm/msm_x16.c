@@ -29,25 +29,23 @@
  * chains, one scalar inversion serves them all, and λ, x3, y3 and the
  * subtractions around them are computed value by value in their form.
  *
- * Lane values are the lane form of fp_x4.h (eight 48-bit limbs, R =
- * 2^384), lazily in [0, 2p) where they feed a product (the kernel's
- * contract: both operands < 2p); x3 and y3 are made canonical before they
- * go back to the buckets, whose x the scalar code compares limb by limb.
- * The exception: den = x2 − x1 + 2p and num = y2 − y1 + 2p (< 3p) only
- * feed products, so they are left raw (w_sub_raw: the lanes' limbs not
- * carried, the MULX values plain integers, as the G2 flush keeps all its
- * values; the kernel takes them, as the G2 section explains), and the
- * prefix products stay under 1.45p, the inverses under 1.45p, λ under
- * 1.37p and λ² under 1.19p;
- * λ² − x1 − x2 + 2p is in (0, 4p), which two conditional subtractions
- * (2p, then p) make canonical (x1 − x3 needs it in the lanes);
- * λ(x1 − x3 + p) − y1 + p is in (0, 3p): one subtraction of 2p, and the
- * store's own reduction (cz__fp_x16_get) does the last. The MULX values
- * that enter a subtraction are products < 2p or canonical: it reduces its
- * first operand once (its second is always canonical) and leaves a
- * canonical result. (Written as G2's is, with plain-integer subtractions
- * and one subtraction of 2p fewer, this part measured ~1.5 % slower: its
- * MULX values then need conditional subtractions of their own.)
+ * Values are plain integers under a bound written beside each step as a
+ * multiple of p, both halves alike (the lanes in the lane form of fp_x4.h,
+ * eight 48-bit limbs, R = 2^384; the MULX values as 384-bit integers), as
+ * the G2 flush keeps all its values; the kernel takes operands past its
+ * < 2p contract as the G2 section explains. den = x2 − x1 + 2p and num =
+ * y2 − y1 + 2p (< 3p) only feed products, so they are left raw (w_sub_raw:
+ * the lanes' limbs not carried), and the prefix products stay under
+ * 1.45p, the inverses under 1.45p, λ under 1.37p and λ² under 1.2p;
+ * x3 = λ² − x1 − x2 + 2p (< 3.2p) takes one normalisation and one
+ * conditional subtraction of 2p; x1 − x3 + 4p feeds the product raw;
+ * λ(x1 − x3 + 4p) − y1 + p (< 2.7p) takes one subtraction of 2p. x3 and
+ * y3 then lie in [0, 2p), and the store's own reduction (cz__fp_x16_get)
+ * makes them canonical for the buckets, whose x the scalar code compares
+ * limb by limb. (An earlier form kept the MULX values canonical with
+ * modular subtractions and x3 canonical in the lanes: three more
+ * normalisations a group; measured in one process, this one is 0.5–1 %
+ * faster.)
  */
 #include "msm_internal.h"
 
@@ -71,27 +69,6 @@
  * s[l - 4·NG]. */
 typedef cz__fp_x16 f16;
 
-/* Radix-2^48 constants (from CZ_FP_MODULUS, CZ_FP_ONE). */
-static uint64_t P48[8], P2_48[8];
-
-__attribute__((constructor)) static void x16_init(void)
-{
-    cz__fp_x4 t;
-    cz_fp p, p2;
-    uint64_t c = 0;
-    memcpy(p.l, CZ_FP_MODULUS, sizeof p.l);
-    for (int i = 0; i < 6; i++) {
-        uint64_t v = CZ_FP_MODULUS[i];
-        p2.l[i] = (v << 1) | c;
-        c = v >> 63;
-    }
-    /* set_lane only repacks the limbs: p and 2p themselves go through */
-    cz__fp_x4_set_lane(&t, 0, &p);
-    for (int k = 0; k < 8; k++) P48[k] = t.l[k][0];
-    cz__fp_x4_set_lane(&t, 0, &p2);
-    for (int k = 0; k < 8; k++) P2_48[k] = t.l[k][0];
-}
-
 bool cz__msm_x16_supported(void) { return cz__fp_x4_supported(); }
 
 /* Carry propagation of signed limbs (|limb| < 2^61) into 48-bit limbs, the
@@ -109,30 +86,6 @@ TGT static inline void g_norm(cz__fp_x4 *r, __m256i t[8])
         _mm256_store_si256((__m256i *)r->l[k], _mm256_and_si256(t[k], M));
     }
     _mm256_store_si256((__m256i *)r->l[7], t[7]);
-}
-
-/* Lanes: r = a − b + K (K: a multiple of p in radix 2^48, large enough
- * that the result is non-negative). MULX values: r = a − b mod p,
- * canonical; b canonical, a canonical or, when lazy, < 2p (a product). */
-TGT static void f16_sub(f16 *r, const f16 *a, const f16 *b, const uint64_t K[8], bool lazy)
-{
-    for (int g = 0; g < NG; g++) {
-        __m256i t[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++)
-            t[k] = _mm256_sub_epi64(
-                _mm256_add_epi64(_mm256_load_si256((const __m256i *)a->g[g].l[k]),
-                                 _mm256_set1_epi64x((long long)K[k])),
-                _mm256_load_si256((const __m256i *)b->g[g].l[k]));
-        g_norm(&r->g[g], t);
-    }
-    for (int j = 0; j < NS; j++) {
-        cz_fp t;
-        if (lazy) cz__fp_reduce_once(&t, a->s[j].l);
-        else t = a->s[j];
-        /* inline: the out-of-line cz_fp_sub was ~5 % of the MSM's time */
-        cz_mont_sub(r->s[j].l, t.l, b->s[j].l, CZ_FP_MODULUS, 6);
-    }
 }
 
 /* One lane group: r = r − K where r >= K (normalised limbs in and out). */
@@ -153,13 +106,6 @@ TGT static inline void g_csub(cz__fp_x4 *r, const uint64_t K[8])
         _mm256_store_si256((__m256i *)r->l[k], _mm256_blendv_epi8(_mm256_load_si256((const __m256i *)w.l[k]), v[k], keep));
 }
 
-/* r = r − K where r >= K, lane by lane (the MULX values are canonical
- * where this is asked). */
-TGT static void f16_csub(f16 *r, const uint64_t K[8])
-{
-    for (int g = 0; g < NG; g++) g_csub(&r->g[g], K);
-}
-
 static void f16_mul(f16 *r, const f16 *a, const f16 *b) { cz__fp_x16_mul(r, a, b); }
 
 static inline void f16_set(f16 *a, unsigned l, const cz_fp *x) { cz__fp_x16_set(a, l, x); }
@@ -170,8 +116,8 @@ static inline void f16_get(cz_fp *x, const f16 *a, unsigned l) { cz__fp_x16_get(
  * integer under a bound that the caller tracks as a multiple of p (the
  * MULX values as 384-bit integers, the lanes normalised unless an
  * operation says raw), and the kernel takes operands past its < 2p
- * contract as the G2 section below describes. G2's flush is built on
- * them; G1's takes the raw difference for its den and num. */
+ * contract as the G2 section below describes. Both flushes are built on
+ * them. */
 typedef struct {
     uint64_t l48[8];  /* normalised */
     uint64_t l48r[8]; /* redundant: limbs 0..6 in [2^48 - 1, 2^49), the top one less 1 */
@@ -438,8 +384,8 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
     for (unsigned g = 0; g < G; g++) f16_mul(&den[g], &num[g], &x1[g]);
     /* y3 − y1, and both coordinates back to the buckets */
     for (unsigned g = 0; g < G; g++) {
-        f16_sub(&den[g], &den[g], &y1[g], P48, true); /* (0, 3p) */
-        f16_csub(&den[g], P2_48);                     /* (0, 2p): the store makes it canonical */
+        w_sub(&den[g], &den[g], &y1[g], K1); /* (0, 2.7p) */
+        w_csub(&den[g], K2);                 /* [0, 2p): the store makes it canonical */
         /* the next group's buckets, for writing: at c = 16 (3 MB of
          * buckets a task) their lines have left L1 and L2 since the
          * gather, and the stores stalled on them (G1 2^16 with tables, 2
