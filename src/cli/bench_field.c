@@ -17,7 +17,8 @@
  * runs them) and "fp_mul_x16_hybrid" (fourteen chains, eight on AVX2 + FMA
  * lanes and six on MULX in one instruction stream, ff/fp_x4.h; where the
  * CPU has AVX2, FMA and ADX, once, after the back-ends) — the two that
- * decide between the MSM's scalar and AVX2 flushes.
+ * decide between the MSM's scalar and AVX2 flushes; "fp_sqr_x16_hybrid"
+ * is the latter's squaring twin (fourteen chains x = x²).
  */
 #include "bench_util.h"
 #include "opts.h"
@@ -72,6 +73,11 @@ static void b_fp_mul_x16_hybrid(void *arg, size_t n)
 {
     bench_state *s = arg;
     for (size_t i = 0; i < n; i += CZ_FP_X16_N) cz__fp_x16_mul(&s->xa, &s->xa, &s->xb);
+}
+static void b_fp_sqr_x16_hybrid(void *arg, size_t n)
+{
+    bench_state *s = arg;
+    for (size_t i = 0; i < n; i += CZ_FP_X16_N) cz__fp_x16_sqr(&s->xa, &s->xa);
 }
 static void b_fr_mul_4chains(void *arg, size_t n)
 {
@@ -224,6 +230,7 @@ static const bench_case CASES[] = {
     {"fp_mul", b_fp_mul, false},
     {"fp_mul_4chains", b_fp_mul_4chains, false},
     {"fp_mul_x16_hybrid", b_fp_mul_x16_hybrid, true},
+    {"fp_sqr_x16_hybrid", b_fp_sqr_x16_hybrid, true},
     {"fp_sqr", b_fp_sqr, false},
     {"fp_add", b_fp_add, false},
     {"fp_inv", b_fp_inv, false},

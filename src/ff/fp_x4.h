@@ -121,4 +121,11 @@ static inline void cz__fp_x16_get(cz_fp *r, const cz__fp_x16 *a, unsigned i)
  * of r < 2p. r may alias a or b. */
 void cz__fp_x16_mul(cz__fp_x16 *r, const cz__fp_x16 *a, const cz__fp_x16 *b);
 
+/* r = a²·2^-384 mod p, value by value, in fewer limb products than
+ * cz__fp_x16_mul(r, a, a) (its own block, gen_fp_x4_avx2.py fp-sqr):
+ * values of a < 2p give values of r < 2p, and the lanes' limbs must be
+ * under 2^49 (normalised: the doubled limbs' products must stay exact).
+ * r may alias a. */
+void cz__fp_x16_sqr(cz__fp_x16 *r, const cz__fp_x16 *a);
+
 #endif

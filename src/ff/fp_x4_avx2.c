@@ -42,6 +42,7 @@
 #include <immintrin.h>
 
 #include "fp_x4_avx2_asm.h"
+#include "fp_x4_sqr_avx2_asm.h"
 #include "x4_avx2.h"
 
 #define TGT CZ_X4_TGT
@@ -50,6 +51,8 @@
  * generator), each 64-bit value in all four lanes; then the MULX
  * products' modulus block (p, -1/p mod 2^64, 0). */
 static _Alignas(32) uint64_t K[CZ_FP_X4_ASM_K_BYTES / 8];
+/* The same for the squaring block: its columns' biases differ. */
+static _Alignas(32) uint64_t KSQR[CZ_FP_X4_SQR_ASM_K_BYTES / 8];
 
 _Static_assert(CZ_FP_X4_ASM_K_P == CZ_X4_K_P && CZ_FP_X4_ASM_K_BIAS_PRE == CZ_X4_K_BIAS_PRE(8) &&
                    CZ_FP_X4_ASM_K_BIAS_COL8 == CZ_X4_K_BIAS_COL(8) && CZ_FP_X4_ASM_K_OFF62 == CZ_X4_K_OFF62,
@@ -61,10 +64,13 @@ __attribute__((constructor)) static void x4_init(void)
     cz__fp_to48(p48, CZ_FP_MODULUS);
     uint64_t inv = 1; /* p^-1 mod 2^64 by Newton iteration */
     for (int i = 0; i < 7; i++) inv *= 2 - CZ_FP_MODULUS[0] * inv;
-    cz__x4_fill_consts(K, 8, p48, (0 - inv) & CZ_FP_X4_M48);
-    memcpy(K + CZ_FP_X4_ASM_K_MOD / 8, CZ_FP_MODULUS, 48);
-    K[CZ_FP_X4_ASM_K_MOD / 8 + 6] = 0 - inv;
-    K[CZ_FP_X4_ASM_K_MOD / 8 + 7] = 0;
+    for (int sqr = 0; sqr < 2; sqr++) {
+        uint64_t *k = sqr ? KSQR : K;
+        cz__x4_fill_consts(k, 8, p48, (0 - inv) & CZ_FP_X4_M48, sqr);
+        memcpy(k + CZ_FP_X4_ASM_K_MOD / 8, CZ_FP_MODULUS, 48);
+        k[CZ_FP_X4_ASM_K_MOD / 8 + 6] = 0 - inv;
+        k[CZ_FP_X4_ASM_K_MOD / 8 + 7] = 0;
+    }
 }
 
 /* Asked of the CPU each time (no constructor: other constructors, such as
@@ -77,6 +83,11 @@ bool cz__fp_x4_supported(void)
 
 _Static_assert(CZ_FP_X4_GROUPS == CZ_FP_X4_ASM_GROUPS && CZ_FP_X4_SCALARS == CZ_FP_X4_ASM_SCALARS,
                "regenerate fp_x4_avx2_asm.h");
+_Static_assert(CZ_FP_X4_GROUPS == CZ_FP_X4_SQR_ASM_GROUPS && CZ_FP_X4_SCALARS == CZ_FP_X4_SQR_ASM_SCALARS &&
+                   CZ_FP_X4_SQR_ASM_K_BYTES == CZ_FP_X4_ASM_K_BYTES && CZ_FP_X4_SQR_ASM_K_MOD == CZ_FP_X4_ASM_K_MOD &&
+                   CZ_FP_X4_SQR_ASM_R_SCALAR == CZ_FP_X4_ASM_R_SCALAR &&
+                   CZ_FP_X4_SQR_ASM_W_GROUP == CZ_FP_X4_ASM_W_GROUP && CZ_FP_X4_SQR_ASM_W_SCALAR == CZ_FP_X4_ASM_W_SCALAR,
+               "regenerate fp_x4_sqr_avx2_asm.h (gen_fp_x4_avx2.py fp-sqr)");
 _Static_assert(offsetof(cz__fp_x16, s) == CZ_FP_X4_ASM_R_SCALAR && sizeof(cz_fp) == 48,
                "cz__fp_x16 must match the asm block's result layout");
 
@@ -114,9 +125,38 @@ TGT void cz__fp_x16_mul(cz__fp_x16 *r, const cz__fp_x16 *a, const cz__fp_x16 *b)
                        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
+/* As cz__fp_x16_mul with b = a, in the squaring block: each lane's
+ * a_i·a_j (i < j) once, as (2·a_i)·a_j from doubled limbs where the
+ * product's b limbs go (exact: a_i < 2^49 gives (2·a_i)·a_j < 2^99, what
+ * the split needs), and gen_sqr's MULX squares, whose spilled limbs go in
+ * a buffer behind each operand. */
+TGT void cz__fp_x16_sqr(cz__fp_x16 *r, const cz__fp_x16 *a)
+{
+    _Alignas(32) double w[CZ_FP_X4_SQR_ASM_W_BYTES / 8];
+    for (unsigned g = 0; g < CZ_FP_X4_GROUPS; g++)
+        for (unsigned k = 0; k < 8; k++) {
+            double *wg = w + g * CZ_FP_X4_SQR_ASM_W_GROUP / 8;
+            __m256d d = cz__x4_todbl(_mm256_load_si256((const __m256i *)a->g[g].l[k]));
+            _mm256_store_pd(wg + 4 * k, d);
+            _mm256_store_pd(wg + 32 + 4 * k, _mm256_add_pd(d, d));
+        }
+    char *ws = (char *)w + CZ_FP_X4_SQR_ASM_W_SCALAR;
+    const size_t wop = (CZ_FP_X4_SQR_ASM_W_BYTES - CZ_FP_X4_SQR_ASM_W_SCALAR) / CZ_FP_X4_SCALARS;
+    for (unsigned j = 0; j < CZ_FP_X4_SCALARS; j++) memcpy(ws + wop * j, a->s[j].l, 48);
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
+    /* placed as the product's body is, for the same reason */
+    __asm__ volatile(".p2align 6\n\t.nops 48\n\t" CZ_FP_X4_SQR_ASM_BODY
+                     : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+                       [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
+                     : [w] "r"(w), [k] "r"(KSQR), [r] "r"(r)
+                     : "rdx", "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+}
+
 #else /* not x86-64 with GCC or Clang */
 
 bool cz__fp_x4_supported(void) { return false; }
 void cz__fp_x16_mul(cz__fp_x16 *r, const cz__fp_x16 *a, const cz__fp_x16 *b) { (void)r, (void)a, (void)b; }
+void cz__fp_x16_sqr(cz__fp_x16 *r, const cz__fp_x16 *a) { (void)r, (void)a; }
 
 #endif

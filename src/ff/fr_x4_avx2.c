@@ -37,7 +37,7 @@ __attribute__((constructor)) static void fr_x4_init(void)
     cz__fr_to48(r48, CZ_FR_MODULUS);
     uint64_t inv = 1; /* r^-1 mod 2^64 by Newton iteration */
     for (int i = 0; i < 7; i++) inv *= 2 - CZ_FR_MODULUS[0] * inv;
-    cz__x4_fill_consts(K, NL, r48, (0 - inv) & CZ_FR_X4_M48);
+    cz__x4_fill_consts(K, NL, r48, (0 - inv) & CZ_FR_X4_M48, false);
     memcpy(K + CZ_FR_X4_ASM_K_MOD / 8, CZ_FR_MODULUS, 32);
     K[CZ_FR_X4_ASM_K_MOD / 8 + 4] = 0 - inv;
     K[CZ_FR_X4_ASM_K_MOD / 8 + 5] = 0;

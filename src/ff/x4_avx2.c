@@ -13,7 +13,7 @@ static void kput(uint64_t *K, unsigned off, uint64_t v)
     for (unsigned l = 0; l < 4; l++) K[off / 8 + l] = v;
 }
 
-void cz__x4_fill_consts(uint64_t *K, unsigned nl, const uint64_t *m48, uint64_t minv48)
+void cz__x4_fill_consts(uint64_t *K, unsigned nl, const uint64_t *m48, uint64_t minv48, bool sqr)
 {
     kput(K, CZ_X4_K_C1, cz__x4_dbits(C1));
     kput(K, CZ_X4_K_CC, cz__x4_dbits(CC));
@@ -30,7 +30,8 @@ void cz__x4_fill_consts(uint64_t *K, unsigned nl, const uint64_t *m48, uint64_t 
     uint64_t cur = 0, nxt = 0;
     for (int c = 0; c < 2 * n; c++) {
         int lo = c > n - 1 ? c - (n - 1) : 0, hi = c < n - 1 ? c : n - 1, mh = c < n ? c - 1 : n - 1;
-        for (int i = lo; i <= hi; i++) { /* a_i·b_{c-i} */
+        /* a_i·b_{c-i}; a square's (2·a_i)·a_{c-i} for i < c − i, a_i² */
+        for (int i = lo; i <= (sqr ? c / 2 : hi); i++) {
             cur += bl;
             nxt += bh;
         }

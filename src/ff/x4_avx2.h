@@ -7,6 +7,7 @@
 #ifndef CZ_FF_X4_AVX2_H
 #define CZ_FF_X4_AVX2_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -37,8 +38,9 @@ static inline uint64_t cz__x4_dbits(double d)
  * + 32·nl bytes) for a modulus of nl 48-bit limbs m48 with −1/m mod 2^48
  * = minv48: the split constants, the modulus as doubles, and the column
  * biases, found by replaying the block's additions on the bias constants
- * alone (the generator's loop bounds). */
-void cz__x4_fill_consts(uint64_t *K, unsigned nl, const uint64_t *m48, uint64_t minv48);
+ * alone (the generator's loop bounds). sqr: for the squaring block
+ * (gen_fp_x4_avx2.py fp-sqr), whose columns add fewer limb products. */
+void cz__x4_fill_consts(uint64_t *K, unsigned nl, const uint64_t *m48, uint64_t minv48, bool sqr);
 
 /* Exact double of each lane of v (< 2^52): v's bits under 2^52's exponent
  * are 2^52 + v. */

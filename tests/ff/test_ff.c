@@ -1107,6 +1107,61 @@ static void fp_x4_lanes(void **state)
     free_values(v, n);
 }
 
+/* The fourteen-value square (its own block: (2·a_i)·a_j once per pair in
+ * the lanes, gen_sqr's rows in the MULX slots) against GMP: every edge and
+ * random value in every place, then chains y = y² that feed the lazily
+ * reduced form back in, written over the input. */
+static void fp_x4_sqr_lanes(void **state)
+{
+    (void)state;
+    if (!cz__fp_x4_supported()) {
+        fprintf(stderr, "fp_x4_sqr_lanes: no AVX2 + FMA here, skipped\n");
+        skip();
+    }
+    init_fields();
+    const field *f = &FIELDS[0];
+    size_t n;
+    mpz_t *v = make_values(f, NRAND, &n), m, w;
+    mpz_inits(m, w, NULL);
+    modulus(m, f);
+    static cz__fp_x16 xa;
+    cz_fp a[X4_LANES], r[X4_LANES];
+    for (size_t sh = 0; sh < X4_LANES; sh++)
+        for (size_t i = 0; i + X4_LANES <= n; i += X4_LANES) {
+            size_t ja[X4_LANES];
+            for (unsigned l = 0; l < X4_LANES; l++) {
+                ja[l] = i + (l + sh) % X4_LANES;
+                from_mpz((elem *)&a[l], f, v[ja[l]]);
+            }
+            x4_pack_all(&xa, a);
+            cz__fp_x16_sqr(&xa, &xa);
+            x4_unpack_all(r, &xa);
+            for (unsigned l = 0; l < X4_LANES; l++) {
+                mpz_mul(w, v[ja[l]], v[ja[l]]);
+                mpz_mod(w, w, m);
+                assert_elem_mpz(f, (const elem *)&r[l], w, l < 4 * CZ_FP_X4_GROUPS ? "x16 lane sqr" : "x16 mulx sqr");
+            }
+        }
+    mpz_t y[X4_LANES];
+    for (unsigned l = 0; l < X4_LANES; l++) {
+        mpz_init_set(y[l], v[n - 1 - l]);
+        from_mpz((elem *)&a[l], f, y[l]);
+    }
+    x4_pack_all(&xa, a);
+    for (int step = 0; step < 300; step++) {
+        cz__fp_x16_sqr(&xa, &xa);
+        x4_unpack_all(r, &xa);
+        for (unsigned l = 0; l < X4_LANES; l++) {
+            mpz_mul(y[l], y[l], y[l]);
+            mpz_mod(y[l], y[l], m);
+            assert_elem_mpz(f, (const elem *)&r[l], y[l], "x16 sqr chain");
+        }
+    }
+    for (unsigned l = 0; l < X4_LANES; l++) mpz_clear(y[l]);
+    mpz_clears(m, w, NULL);
+    free_values(v, n);
+}
+
 /* ---- the sixteen-value Fr product (ff/fr_x4.h) vs GMP ------------------ */
 
 /* The raw (not yet canonical) value l of a product's result. */
@@ -1277,18 +1332,30 @@ static void fp_x4_wide_operands(void **state)
     assert_true(mpz_invert(rinv, rinv, p));
     for (unsigned l = 0; l < X4_LANES; l++) mpz_inits(va[l], vb[l], NULL);
     static cz__fp_x16 xa, xb, xr;
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        uint64_t la = cases[c].la ? cases[c].la * (UINT64_C(1) << 48) - 1 - (cases[c].la == 2) : N48;
-        uint64_t lb = cases[c].lb ? cases[c].lb * (UINT64_C(1) << 48) - 1 - (cases[c].lb == 2) : N48;
+    /* the cases past the end: the square, its operand under A·p with lane
+     * limbs up to 2^48 − 1 or 2^49 − 2 (the contract's 2^49) */
+    static const struct {
+        uint64_t la;
+        double A;
+    } sq[] = {{0, 2.0}, {0, 4.0}, {2, 2.0}, {2, 4.0}};
+    const size_t nmul = sizeof cases / sizeof cases[0];
+    for (size_t c = 0; c < nmul + sizeof sq / sizeof sq[0]; c++) {
+        const bool is_sqr = c >= nmul;
+        const uint64_t cla = is_sqr ? sq[c - nmul].la : cases[c].la, clb = is_sqr ? 0 : cases[c].lb;
+        const double cA = is_sqr ? sq[c - nmul].A : cases[c].A, cB = is_sqr ? cA : cases[c].B;
+        uint64_t la = cla ? cla * (UINT64_C(1) << 48) - 1 - (cla == 2) : N48;
+        uint64_t lb = clb ? clb * (UINT64_C(1) << 48) - 1 - (clb == 2) : N48;
         for (int round = 0; round < 200; round++) {
             bool edge = round < 2;
             for (unsigned l = 0; l < X4_LANES; l++) {
                 /* round 1: the edge on one side, random on the other */
-                x16_put(&xa, l, va[l], la, cases[c].A, edge && round == 0, p);
-                x16_put(&xb, l, vb[l], lb, cases[c].B, edge, p);
+                x16_put(&xa, l, va[l], la, cA, edge && (round == 0 || is_sqr), p);
+                if (is_sqr) mpz_set(vb[l], va[l]);
+                else x16_put(&xb, l, vb[l], lb, cB, edge, p);
             }
-            cz__fp_x16_mul(&xr, &xa, &xb);
-            mpz_set_d(t, (0.102 * cases[c].A * cases[c].B + 1) * 1024.0);
+            if (is_sqr) cz__fp_x16_sqr(&xr, &xa);
+            else cz__fp_x16_mul(&xr, &xa, &xb);
+            mpz_set_d(t, (0.102 * cA * cB + 1) * 1024.0);
             mpz_mul(bound, p, t);
             mpz_fdiv_q_2exp(bound, bound, 10);
             for (unsigned l = 0; l < X4_LANES; l++) {
@@ -1353,6 +1420,7 @@ int main(void)
         cmocka_unit_test(fp2),
         cmocka_unit_test(fp_x4_lanes),
         cmocka_unit_test(fp_x4_wide_operands),
+        cmocka_unit_test(fp_x4_sqr_lanes),
         cmocka_unit_test(fr_x4_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
