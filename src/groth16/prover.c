@@ -78,6 +78,13 @@ static const cz_msm_g1_tables *table_g1(const cz_groth16_params *params, int q, 
     return t->g1[q];
 }
 
+/* Scratch bytes of a G1 MSM over n bases, over table set tb (NULL: plain). */
+static size_t g1_scratch(size_t n, const cz_msm_g1_tables *tb, cz_pool *pool)
+{
+    return tb ? cz_msm_g1_tables_scratch_size(n, cz_msm_g1_tables_count(tb), cz_msm_g1_tables_bits(tb), pool, NULL)
+              : cz_msm_g1_scratch_size(n, pool, NULL);
+}
+
 static const cz_msm_g2_tables *table_g2(const cz_groth16_params *params, size_t off)
 {
     const cz_groth16_tables *t = params->tables;
@@ -228,10 +235,33 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
     const cz_scalar *zin = p->z, *zaux = p->z + w->n_inputs;
     const cz_msm_g1_seg hl[2] = {{params->h, hs, m - 1}, {params->l, zaux, w->n_aux}};
     const cz_msm_g1_tables *hl_tabs[2] = {table_g1(params, CZ_GROTH16_Q_H, 0), table_g1(params, CZ_GROTH16_Q_L, 0)};
+    const cz_msm_g1_tables *ta = table_g1(params, CZ_GROTH16_Q_A, w->n_inputs);
+    const cz_msm_g1_tables *tb1 = table_g1(params, CZ_GROTH16_Q_B_G1, p->nb_inputs);
+    /* One scratch block for the three G1 MSMs of the aux witness (H + L, A,
+     * B_G1), which run one after another: each MSM allocating its own
+     * maps fresh pages (the mmap threshold is pinned at 128 KiB,
+     * backend.c) and faults them in again, ~4,000 faults a shaped-16
+     * proof, ~15 ms of system time on a 2-vCPU VM (BENCHMARKS.md "One
+     * scratch block for the G1 MSMs"). A or B_G1 shares it only when its
+     * scratch is the same size as H + L's: the same window bound, so the
+     * same slot layout, and the pages it writes are pages H + L wrote;
+     * a call with another layout would write other pages of the block,
+     * beyond what the memory estimate charges (one MSM's resident
+     * scratch), so it allocates its own as before. */
+    size_t s_hl = g1_scratch(m - 1 + w->n_aux, hl_tabs[0], pool);
+    if (hl_tabs[1]) {
+        size_t s = g1_scratch(m - 1 + w->n_aux, hl_tabs[1], pool);
+        if (s > s_hl) s_hl = s;
+    }
+    cz_msm_opts so = {.scratch = malloc(s_hl), .scratch_size = s_hl};
+    const cz_msm_opts *o_hl = so.scratch ? &so : NULL;
+    size_t s_a = g1_scratch(ta ? cz_msm_g1_tables_n(ta) : params->n_a - w->n_inputs, ta, pool);
+    size_t s_b1 = g1_scratch(tb1 ? cz_msm_g1_tables_n(tb1) : params->n_b - p->nb_inputs, tb1, pool);
+    const cz_msm_opts *o_a = s_a == s_hl ? o_hl : NULL, *o_b1 = s_b1 == s_hl ? o_hl : NULL;
     if (hl_tabs[0] || hl_tabs[1])
-        st = cz_msm_g1_tables_concat(&p->h, hl, hl_tabs, 2, pool, NULL);
+        st = cz_msm_g1_tables_concat(&p->h, hl, hl_tabs, 2, pool, o_hl);
     else
-        st = cz_msm_g1_concat(&p->h, hl, 2, pool, NULL);
+        st = cz_msm_g1_concat(&p->h, hl, 2, pool, o_hl);
     cz_g1_jac_set_infinity(&p->l);
     free(in->a);
     in->a = NULL;
@@ -242,32 +272,33 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
 
     cz_g1_jac x, y;
     st = cz_msm_g1(&x, params->a, zin, w->n_inputs, pool, NULL);
-    const cz_msm_g1_tables *ta = table_g1(params, CZ_GROTH16_Q_A, w->n_inputs);
     if (st == CZ_OK && ta)
-        st = cz_msm_g1_tables_density(&y, ta, zaux, w->n_aux, pce->dens_a_aux, pool, NULL);
+        st = cz_msm_g1_tables_density(&y, ta, zaux, w->n_aux, pce->dens_a_aux, pool, o_a);
     else if (st == CZ_OK)
         st = cz_msm_g1_density(&y, params->a + w->n_inputs, params->n_a - w->n_inputs, zaux, w->n_aux,
-                               pce->dens_a_aux, pool, NULL);
+                               pce->dens_a_aux, pool, o_a);
     if (st != CZ_OK) goto fail;
     cz_g1_jac_add(&p->a, &x, &y);
     double t4 = now_ms();
     p->t.msm_a_ms = t4 - t3;
 
     st = cz_msm_g1_density(&x, params->b_g1, p->nb_inputs, zin, w->n_inputs, pce->dens_b_input, pool, NULL);
-    const cz_msm_g1_tables *tb1 = table_g1(params, CZ_GROTH16_Q_B_G1, p->nb_inputs);
     if (st == CZ_OK && tb1)
-        st = cz_msm_g1_tables_density(&y, tb1, zaux, w->n_aux, pce->dens_b_aux, pool, NULL);
+        st = cz_msm_g1_tables_density(&y, tb1, zaux, w->n_aux, pce->dens_b_aux, pool, o_b1);
     else if (st == CZ_OK)
         st = cz_msm_g1_density(&y, params->b_g1 + p->nb_inputs, params->n_b - p->nb_inputs, zaux, w->n_aux,
-                               pce->dens_b_aux, pool, NULL);
+                               pce->dens_b_aux, pool, o_b1);
     if (st != CZ_OK) goto fail;
     cz_g1_jac_add(&p->b1, &x, &y);
     p->t.msm_b_g1_ms = now_ms() - t4;
+    free(so.scratch);
+    so.scratch = NULL;
 
     if ((st = cz_pool_submit(bg, cz__groth16_b2_job, p, &p->b2_task)) != CZ_OK) goto fail;
     *out = p;
     return CZ_OK;
 fail:
+    free(so.scratch);
     cz_groth16_pending_free(p);
     return cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));
 }
