@@ -65,4 +65,22 @@ sed -i 's/"[0-9]/"9/' cpub.json
 if $snarkjs groth16 verify vk.json cpub.json cp.json >/dev/null 2>&1; then bad "snarkjs accepted a wrong input"; fi
 if $cuzk verify --vk vk.json --proof cp.json --public cpub.json >/dev/null 2>&1; then bad "cuzk accepted a wrong input"; fi
 ok "snarkjs interop both ways"
-echo "7 passed, 0 failed"
+
+# bench prove --vs-snarkjs: cuzk's proofs, snarkjs and `cuzk prove --zkey`
+# interleave in rounds; every figure must come out, and a snarkjs that
+# fails is reported and leaves its rows out (the bench itself still succeeds)
+rows() { python3 -c 'import json,sys; r=json.load(sys.stdin)["results"]; print("\n".join("%s=%g" % (x["name"], x["value"]) for x in r))'; }
+$cuzk bench prove --circuit mulchain-200 --param-dir bp --threads 2 --samples 5 --vs-snarkjs --snarkjs-samples 2 \
+    --json 2>/dev/null | rows > bp.txt || bad "bench prove --vs-snarkjs"
+for k in "total per partition (median)" "snarkjs groth16 prove (wall, median)" "speed-up vs snarkjs" \
+         "cuzk prove --zkey, same files (wall, median)" "speed-up vs snarkjs, process against process"; do
+  v=$(grep -F "$k=" bp.txt | cut -d= -f2)
+  [ -n "$v" ] && python3 -c "import sys; sys.exit(0 if float('$v') > 0 else 1)" || bad "bench prove: $k ($v)"
+done
+CZ_SNARKJS=/nonexistent/cli.cjs $cuzk bench prove --circuit mulchain-200 --param-dir bp --threads 2 --samples 3 \
+    --vs-snarkjs --snarkjs-samples 2 --json 2>bp.err | rows > bp2.txt || bad "bench prove with a failing snarkjs"
+grep -q "snarkjs failed" bp.err || bad "a failing snarkjs is reported"
+grep -q "snarkjs" bp2.txt && bad "a failing snarkjs leaves no figure"
+grep -q "total per partition (median)" bp2.txt || bad "bench prove without snarkjs still reports cuzk"
+ok "bench prove --vs-snarkjs reports all three, and a failing snarkjs"
+echo "8 passed, 0 failed"
