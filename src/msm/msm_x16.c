@@ -40,9 +40,12 @@
  * x3 = λ² − x1 − x2 + 2p (< 3.2p) takes one normalisation and one
  * conditional subtraction of 2p; x1 − x3 + 4p feeds the product raw;
  * λ(x1 − x3 + 4p) − y1 + p (< 2.7p) takes one subtraction of 2p. x3 and
- * y3 then lie in [0, 2p), and the store's own reduction (cz__fp_x16_get)
+ * y3 then lie in [0, 2p), and the store's own reduction (f16_get_all)
  * makes them canonical for the buckets, whose x the scalar code compares
- * limb by limb. (An earlier form kept the MULX values canonical with
+ * limb by limb. The gathers and stores move four lane values at a time
+ * (f16_set_all, f16_get_all: limbs transposed in registers), which made
+ * the G1 MSM ~5 % and the G2 MSM ~3 % faster than repacking value by
+ * value. (An earlier form kept the MULX values canonical with
  * modular subtractions and x3 canonical in the lanes: three more
  * normalisations a group; measured in one process, this one is 0.5–1 %
  * faster.)
@@ -114,6 +117,41 @@ static void f16_mul(f16 *r, const f16 *a, const f16 *b) { cz__fp_x16_mul(r, a, b
 static void f16_sqr(f16 *r, const f16 *a) { cz__fp_x16_sqr(r, a); }
 
 static inline void f16_set(f16 *a, unsigned l, const cz_fp *x) { cz__fp_x16_set(a, l, x); }
+
+/* Four canonical values into one lane group at once: their six 64-bit
+ * limbs transposed in registers (limb j of the four values in one
+ * vector), then cut into the eight 48-bit limbs with shifts (the scalar
+ * cz__fp_x4_set_lane, four times, took ~2.5 times the instructions: the
+ * flush repacks every coordinate it gathers). */
+TGT static inline void g_set4(cz__fp_x4 *r, const cz_fp *a0, const cz_fp *a1, const cz_fp *a2, const cz_fp *a3)
+{
+    const __m256i M = _mm256_set1_epi64x((long long)M48);
+    __m256i r0 = _mm256_loadu_si256((const __m256i *)a0->l), r1 = _mm256_loadu_si256((const __m256i *)a1->l);
+    __m256i r2 = _mm256_loadu_si256((const __m256i *)a2->l), r3 = _mm256_loadu_si256((const __m256i *)a3->l);
+    __m256i t0 = _mm256_unpacklo_epi64(r0, r1), t1 = _mm256_unpackhi_epi64(r0, r1);
+    __m256i t2 = _mm256_unpacklo_epi64(r2, r3), t3 = _mm256_unpackhi_epi64(r2, r3);
+    __m256i L0 = _mm256_permute2x128_si256(t0, t2, 0x20), L2 = _mm256_permute2x128_si256(t0, t2, 0x31);
+    __m256i L1 = _mm256_permute2x128_si256(t1, t3, 0x20), L3 = _mm256_permute2x128_si256(t1, t3, 0x31);
+    __m256i u0 = _mm256_set_m128i(_mm_loadu_si128((const __m128i *)(a2->l + 4)), _mm_loadu_si128((const __m128i *)(a0->l + 4)));
+    __m256i u1 = _mm256_set_m128i(_mm_loadu_si128((const __m128i *)(a3->l + 4)), _mm_loadu_si128((const __m128i *)(a1->l + 4)));
+    __m256i L4 = _mm256_unpacklo_epi64(u0, u1), L5 = _mm256_unpackhi_epi64(u0, u1);
+    __m256i *o = (__m256i *)r->l;
+    _mm256_store_si256(o + 0, _mm256_and_si256(L0, M));
+    _mm256_store_si256(o + 1, _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(L0, 48), _mm256_slli_epi64(L1, 16)), M));
+    _mm256_store_si256(o + 2, _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(L1, 32), _mm256_slli_epi64(L2, 32)), M));
+    _mm256_store_si256(o + 3, _mm256_srli_epi64(L2, 16));
+    _mm256_store_si256(o + 4, _mm256_and_si256(L3, M));
+    _mm256_store_si256(o + 5, _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(L3, 48), _mm256_slli_epi64(L4, 16)), M));
+    _mm256_store_si256(o + 6, _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(L4, 32), _mm256_slli_epi64(L5, 32)), M));
+    _mm256_store_si256(o + 7, _mm256_srli_epi64(L5, 16));
+}
+
+/* All NL values of a set from pointers to them (canonical). */
+TGT static inline void f16_set_all(f16 *a, const cz_fp *const v[NL])
+{
+    for (unsigned k = 0; k < NG; k++) g_set4(&a->g[k], v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
+    for (unsigned l = 4 * NG; l < NL; l++) a->s[l - 4 * NG] = *v[l];
+}
 static inline void f16_get(cz_fp *x, const f16 *a, unsigned l) { cz__fp_x16_get(x, a, l); }
 
 /* ---- values as bounded integers ----------------------------------------
@@ -273,6 +311,40 @@ TGT static void w_csub(f16 *r, int ki)
     for (int j = 0; j < NS; j++) cz_mont_reduce_once(r->s[j].l, r->s[j].l, KP[ki].l64, 6);
 }
 
+/* The NL values of a (under 2p, lanes normalised) made canonical and
+ * written to v[l]: the lanes reduced in place (g_csub: a is dead after),
+ * joined back into 64-bit limbs four values at a time and transposed in
+ * registers, the reverse of f16_set_all; the MULX values as f16_get. */
+TGT static inline void f16_get_all(cz_fp *const v[NL], f16 *a)
+{
+    for (unsigned k = 0; k < NG; k++) {
+        g_csub(&a->g[k], KP[K1].l48);
+        const __m256i *o = (const __m256i *)a->g[k].l;
+        __m256i o0 = _mm256_load_si256(o), o1 = _mm256_load_si256(o + 1), o2 = _mm256_load_si256(o + 2);
+        __m256i o3 = _mm256_load_si256(o + 3), o4 = _mm256_load_si256(o + 4), o5 = _mm256_load_si256(o + 5);
+        __m256i o6 = _mm256_load_si256(o + 6), o7 = _mm256_load_si256(o + 7);
+        __m256i Q0 = _mm256_or_si256(o0, _mm256_slli_epi64(o1, 48));
+        __m256i Q1 = _mm256_or_si256(_mm256_srli_epi64(o1, 16), _mm256_slli_epi64(o2, 32));
+        __m256i Q2 = _mm256_or_si256(_mm256_srli_epi64(o2, 32), _mm256_slli_epi64(o3, 16));
+        __m256i Q3 = _mm256_or_si256(o4, _mm256_slli_epi64(o5, 48));
+        __m256i Q4 = _mm256_or_si256(_mm256_srli_epi64(o5, 16), _mm256_slli_epi64(o6, 32));
+        __m256i Q5 = _mm256_or_si256(_mm256_srli_epi64(o6, 32), _mm256_slli_epi64(o7, 16));
+        /* Q_j holds limb j of values 0..3: transpose 4 × 4 (limbs 0..3) */
+        __m256i t0 = _mm256_unpacklo_epi64(Q0, Q1), t1 = _mm256_unpackhi_epi64(Q0, Q1);
+        __m256i t2 = _mm256_unpacklo_epi64(Q2, Q3), t3 = _mm256_unpackhi_epi64(Q2, Q3);
+        __m256i u0 = _mm256_unpacklo_epi64(Q4, Q5), u1 = _mm256_unpackhi_epi64(Q4, Q5);
+        _mm256_storeu_si256((__m256i *)v[4 * k]->l, _mm256_permute2x128_si256(t0, t2, 0x20));
+        _mm256_storeu_si256((__m256i *)v[4 * k + 1]->l, _mm256_permute2x128_si256(t1, t3, 0x20));
+        _mm256_storeu_si256((__m256i *)v[4 * k + 2]->l, _mm256_permute2x128_si256(t0, t2, 0x31));
+        _mm256_storeu_si256((__m256i *)v[4 * k + 3]->l, _mm256_permute2x128_si256(t1, t3, 0x31));
+        _mm_storeu_si128((__m128i *)(v[4 * k]->l + 4), _mm256_castsi256_si128(u0));
+        _mm_storeu_si128((__m128i *)(v[4 * k + 1]->l + 4), _mm256_castsi256_si128(u1));
+        _mm_storeu_si128((__m128i *)(v[4 * k + 2]->l + 4), _mm256_extracti128_si256(u0, 1));
+        _mm_storeu_si128((__m128i *)(v[4 * k + 3]->l + 4), _mm256_extracti128_si256(u1, 1));
+    }
+    for (unsigned l = 4 * NG; l < NL; l++) f16_get(v[l], a, l);
+}
+
 /* Montgomery's batch inversion, NL chains side by side: for fac[g]
  * under F·p (F < 4; raw lanes allowed), pre[g] = 1/fac[g] for g < G, in
  * one scalar inversion. pre holds G + 1 values: the prefix products
@@ -338,18 +410,25 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
             __builtin_prefetch(pq);
             __builtin_prefetch(pq + sizeof(cz_g1_affine) - 1);
         }
+        const cz_fp *vx1[NL], *vy1[NL], *vx2[NL], *vy2[NL];
+        cz_fp ny[NL];
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             const cz_msm_g1_entry *ei = &e[i < n ? i : 0];
             const cz_g1_affine *b = &bk[ei->b], *p = ei->p;
-            cz_fp ny;
-            f16_set(&x1[g], l, &b->x);
-            f16_set(&y1[g], l, &b->y);
-            f16_set(&x2[g], l, &p->x);
-            if (i < n && ei->neg) cz_fp_neg(&ny, &p->y);
-            else ny = p->y;
-            f16_set(&y2, l, &ny);
+            vx1[l] = &b->x;
+            vy1[l] = &b->y;
+            vx2[l] = &p->x;
+            vy2[l] = &p->y;
+            if (i < n && ei->neg) {
+                cz_fp_neg(&ny[l], &p->y);
+                vy2[l] = &ny[l];
+            }
         }
+        f16_set_all(&x1[g], vx1);
+        f16_set_all(&y1[g], vy1);
+        f16_set_all(&x2[g], vx2);
+        f16_set_all(&y2, vy2);
         /* raw: they only feed products */
         w_sub_raw(&den[g], &x2[g], &x1[g], K2);
         w_sub_raw(&num[g], &y2, &y1[g], K2);
@@ -399,13 +478,14 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
             __builtin_prefetch(bq, 1);
             __builtin_prefetch(bq + sizeof(cz_g1_affine) - 1, 1);
         }
-        for (unsigned l = 0; l < NL; l++) {
-            unsigned i = NL * g + l;
-            if (i >= n) break;
-            cz_g1_affine *b = &bk[e[i].b];
-            f16_get(&b->x, &x2[g], l);
-            f16_get(&b->y, &den[g], l);
+        cz_fp pad[2], *vx[NL], *vy[NL];
+        for (unsigned l = 0, i = NL * g; l < NL; l++, i++) {
+            cz_g1_affine *b = i < n ? &bk[e[i].b] : NULL;
+            vx[l] = b ? &b->x : &pad[0];
+            vy[l] = b ? &b->y : &pad[1];
         }
+        f16_get_all(vx, &x2[g]);
+        f16_get_all(vy, &den[g]);
     }
 }
 
@@ -472,18 +552,28 @@ __attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const c
                 __builtin_prefetch(pq + o);
             }
         }
+        const cz_fp *v[8][NL];
+        cz_fp2 ny[NL];
         for (unsigned l = 0; l < NL; l++) {
             unsigned i = NL * g + l;
             const cz_msm_g2_entry *ei = &e[i < n ? i : 0];
             const cz_g2_affine *b = &bk[ei->b], *p = ei->p;
-            cz_fp2 ny;
-            f2_16_set(&x10[g], &x11[g], l, &b->x);
-            f2_16_set(&y10[g], &y11[g], l, &b->y);
-            f2_16_set(&x20[g], &x21[g], l, &p->x);
-            if (i < n && ei->neg) cz_fp2_neg(&ny, &p->y);
-            else ny = p->y;
-            f2_16_set(&y20, &y21, l, &ny);
+            const cz_fp2 *y2 = &p->y;
+            if (i < n && ei->neg) {
+                cz_fp2_neg(&ny[l], &p->y);
+                y2 = &ny[l];
+            }
+            v[0][l] = &b->x.c0, v[1][l] = &b->x.c1, v[2][l] = &b->y.c0, v[3][l] = &b->y.c1;
+            v[4][l] = &p->x.c0, v[5][l] = &p->x.c1, v[6][l] = &y2->c0, v[7][l] = &y2->c1;
         }
+        f16_set_all(&x10[g], v[0]);
+        f16_set_all(&x11[g], v[1]);
+        f16_set_all(&y10[g], v[2]);
+        f16_set_all(&y11[g], v[3]);
+        f16_set_all(&x20[g], v[4]);
+        f16_set_all(&x21[g], v[5]);
+        f16_set_all(&y20, v[6]);
+        f16_set_all(&y21, v[7]);
         w_sub(&d0[g], &x20[g], &x10[g], K1);
         w_sub(&d1[g], &x21[g], &x11[g], K1);
         w_sub(&n0[g], &y20, &y10[g], K1);
@@ -590,15 +680,18 @@ __attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const c
             for (unsigned o = 0; o < sizeof(cz_g2_affine); o += 64) __builtin_prefetch(bq + o, 1);
             __builtin_prefetch(bq + sizeof(cz_g2_affine) - 1, 1);
         }
-        for (unsigned l = 0; l < NL; l++) {
-            unsigned i = NL * g + l;
-            if (i >= n) break;
-            cz_g2_affine *b = &bk[e[i].b];
-            f16_get(&b->x.c0, &x20[g], l);
-            f16_get(&b->x.c1, &x21[g], l);
-            f16_get(&b->y.c0, &d1[g], l);
-            f16_get(&b->y.c1, &nr[g], l);
+        cz_fp pad[4], *v[4][NL];
+        for (unsigned l = 0, i = NL * g; l < NL; l++, i++) {
+            cz_g2_affine *b = i < n ? &bk[e[i].b] : NULL;
+            v[0][l] = b ? &b->x.c0 : &pad[0];
+            v[1][l] = b ? &b->x.c1 : &pad[1];
+            v[2][l] = b ? &b->y.c0 : &pad[2];
+            v[3][l] = b ? &b->y.c1 : &pad[3];
         }
+        f16_get_all(v[0], &x20[g]);
+        f16_get_all(v[1], &x21[g]);
+        f16_get_all(v[2], &d1[g]);
+        f16_get_all(v[3], &nr[g]);
     }
 }
 
