@@ -41,25 +41,14 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median wall time of k runs of a shell command (k >= 1; each a whole
- * process: its wall time varies by ~10 % run to run). 0, or the first
- * failing run's system() status. */
-static int median_wall_ms(const char *cmd, long k, double *ms)
+/* The wall time of one run of a shell command (a whole process: its wall
+ * time varies by ~10 % run to run, hence the medians over rounds). 0, or
+ * the run's system() status. */
+static int wall_ms(const char *cmd, double *ms)
 {
-    if (k < 1) k = 1;
-    double *v = calloc((size_t)k, sizeof *v);
-    if (!v) return -1;
-    int rc = 0;
-    for (long i = 0; i < k && rc == 0; i++) {
-        double t0 = cz_now_ns();
-        rc = system(cmd);
-        v[i] = (cz_now_ns() - t0) / 1e6;
-    }
-    if (rc == 0) {
-        qsort(v, (size_t)k, sizeof *v, cmp_d);
-        *ms = v[k / 2];
-    }
-    free(v);
+    double t0 = cz_now_ns();
+    int rc = system(cmd);
+    *ms = (cz_now_ns() - t0) / 1e6;
     return rc;
 }
 
@@ -250,14 +239,16 @@ int cz_bench_prove(int argc, char **argv)
         }
         if (!vs) continue;
         int sr;
-        if (!sj_failed && (sr = median_wall_ms(cmd, 1, &sj_ms[n_sj])) != 0) {
-            fprintf(stderr, "bench prove: snarkjs failed (%d): %s\n", sr, cmd);
-            sj_failed = true;
-        } else if (!sj_failed) {
-            n_sj++;
+        if (!sj_failed) {
+            if ((sr = wall_ms(cmd, &sj_ms[n_sj])) != 0) {
+                fprintf(stderr, "bench prove: snarkjs failed (%d): %s\n", sr, cmd);
+                sj_failed = true;
+            } else {
+                n_sj++;
+            }
         }
         if (!pcmd[0] || zk_failed) continue;
-        if ((sr = median_wall_ms(pcmd, 1, &zk_ms[n_zk])) != 0) {
+        if ((sr = wall_ms(pcmd, &zk_ms[n_zk])) != 0) {
             fprintf(stderr, "bench prove: cuzk prove --zkey failed (%d): %s\n", sr, pcmd);
             zk_failed = true;
         } else {

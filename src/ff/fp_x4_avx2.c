@@ -91,6 +91,20 @@ _Static_assert(CZ_FP_X4_GROUPS == CZ_FP_X4_SQR_ASM_GROUPS && CZ_FP_X4_SCALARS ==
 _Static_assert(offsetof(cz__fp_x16, s) == CZ_FP_X4_ASM_R_SCALAR && sizeof(cz_fp) == 48,
                "cz__fp_x16 must match the asm block's result layout");
 
+/* One asm block (the product's or the square's body) over the operands
+ * laid out at wp, the constants at kp, the results to rp: the general
+ * registers of the MULX rows and every vector register are its own. */
+#define X4_RUN(body, kp, wp, rp)                                                                                  \
+    do {                                                                                                        \
+        uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;                                                            \
+        __asm__ volatile(".p2align 6\n\t.nops 48\n\t" body                                                     \
+                         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),       \
+                           [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)                       \
+                         : [w] "r"(wp), [k] "r"(kp), [r] "r"(rp)                                                \
+                         : "rdx", "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
+                           "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");              \
+    } while (0)
+
 TGT void cz__fp_x16_mul(cz__fp_x16 *r, const cz__fp_x16 *a, const cz__fp_x16 *b)
 {
     /* the operands (lanes as doubles) are copied, so r may alias a or b;
@@ -107,7 +121,6 @@ TGT void cz__fp_x16_mul(cz__fp_x16 *r, const cz__fp_x16 *a, const cz__fp_x16 *b)
         memcpy(ws + 96 * j, a->s[j].l, 48);
         memcpy(ws + 96 * j + 48, b->s[j].l, 48);
     }
-    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
     /* The body starts 48 bytes past a 64-byte boundary. Its placement
      * alone moves the MSM by a fifth on a Zen 4 (`CUZK_NO_IFMA=1 cuzk bench
      * msm --group g1 --log-n 18 --threads 1`, CPU ms, three runs each, the
@@ -117,12 +130,7 @@ TGT void cz__fp_x16_mul(cz__fp_x16 *r, const cz__fp_x16 *a, const cz__fp_x16 *b)
      * change elsewhere in the library could move it there again. (Those
      * are the sixteen-product block's figures; the fourteen-product one
      * took 16.3-16.6 ns a product alone at every offset, so 48 stayed.) */
-    __asm__ volatile(".p2align 6\n\t.nops 48\n\t" CZ_FP_X4_ASM_BODY
-                     : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
-                       [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
-                     : [w] "r"(w), [k] "r"(K), [r] "r"(r)
-                     : "rdx", "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+    X4_RUN(CZ_FP_X4_ASM_BODY, K, w, r);
 }
 
 /* As cz__fp_x16_mul with b = a, in the squaring block: each lane's
@@ -143,14 +151,8 @@ TGT void cz__fp_x16_sqr(cz__fp_x16 *r, const cz__fp_x16 *a)
     char *ws = (char *)w + CZ_FP_X4_SQR_ASM_W_SCALAR;
     const size_t wop = (CZ_FP_X4_SQR_ASM_W_BYTES - CZ_FP_X4_SQR_ASM_W_SCALAR) / CZ_FP_X4_SCALARS;
     for (unsigned j = 0; j < CZ_FP_X4_SCALARS; j++) memcpy(ws + wop * j, a->s[j].l, 48);
-    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
     /* placed as the product's body is, for the same reason */
-    __asm__ volatile(".p2align 6\n\t.nops 48\n\t" CZ_FP_X4_SQR_ASM_BODY
-                     : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
-                       [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
-                     : [w] "r"(w), [k] "r"(KSQR), [r] "r"(r)
-                     : "rdx", "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-                       "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+    X4_RUN(CZ_FP_X4_SQR_ASM_BODY, KSQR, w, r);
 }
 
 #else /* not x86-64 with GCC or Clang */

@@ -1037,10 +1037,11 @@ static void x4_unpack_all(cz_fp v[X4_LANES], const cz__fp_x16 *x)
     for (unsigned l = 0; l < X4_LANES; l++) cz__fp_x16_get(&v[l], x, l);
 }
 
-/* Products of every edge and random value against another one, in every
- * one of the fourteen places (lanes and MULX slots), then chains x = y·x
- * (and y = y²) that feed the lazily reduced form (< 2p) back in, the
- * result written over an input. */
+/* Products of every edge and random value against another one, and the
+ * square of each (its own block), in every one of the fourteen places
+ * (lanes and MULX slots), then chains x = y·x and y = y² (by either block)
+ * that feed the lazily reduced form (< 2p) back in, the result written
+ * over an input. */
 static void fp_x4_lanes(void **state)
 {
     (void)state;
@@ -1054,7 +1055,7 @@ static void fp_x4_lanes(void **state)
     mpz_t *v = make_values(f, NRAND, &n), m, w;
     mpz_inits(m, w, NULL);
     modulus(m, f);
-    static cz__fp_x16 xa, xb; /* static: 896 bytes each, aligned */
+    static cz__fp_x16 xa, xb, xs; /* static: 896 bytes each, aligned */
     cz_fp a[X4_LANES], b[X4_LANES], r[X4_LANES];
     /* every value in every place: shifted by one place per round */
     for (size_t sh = 0; sh < X4_LANES; sh++)
@@ -1068,12 +1069,19 @@ static void fp_x4_lanes(void **state)
             }
             x4_pack_all(&xa, a);
             x4_pack_all(&xb, b);
+            cz__fp_x16_sqr(&xs, &xa);
             cz__fp_x16_mul(&xa, &xa, &xb);
             x4_unpack_all(r, &xa);
             for (unsigned l = 0; l < X4_LANES; l++) {
                 mpz_mul(w, v[ja[l]], v[jb[l]]);
                 mpz_mod(w, w, m);
                 assert_elem_mpz(f, (const elem *)&r[l], w, l < 4 * CZ_FP_X4_GROUPS ? "x16 lane mul" : "x16 mulx mul");
+            }
+            x4_unpack_all(r, &xs);
+            for (unsigned l = 0; l < X4_LANES; l++) {
+                mpz_mul(w, v[ja[l]], v[ja[l]]);
+                mpz_mod(w, w, m);
+                assert_elem_mpz(f, (const elem *)&r[l], w, l < 4 * CZ_FP_X4_GROUPS ? "x16 lane sqr" : "x16 mulx sqr");
             }
         }
     /* chains from the last values (random ones) */
@@ -1092,8 +1100,9 @@ static void fp_x4_lanes(void **state)
             mpz_mul(want[l], want[l], y[l]);
             mpz_mod(want[l], want[l], m);
         }
-        if (step % 3 == 2) { /* squares too */
-            cz__fp_x16_mul(&xb, &xb, &xb);
+        if (step % 3 == 2) { /* squares too, by the product and by the square's block */
+            if (step % 2) cz__fp_x16_sqr(&xb, &xb);
+            else cz__fp_x16_mul(&xb, &xb, &xb);
             for (unsigned l = 0; l < X4_LANES; l++) {
                 mpz_mul(y[l], y[l], y[l]);
                 mpz_mod(y[l], y[l], m);
@@ -1103,61 +1112,6 @@ static void fp_x4_lanes(void **state)
         for (unsigned l = 0; l < X4_LANES; l++) assert_elem_mpz(f, (const elem *)&r[l], want[l], "x16 chain");
     }
     for (unsigned l = 0; l < X4_LANES; l++) mpz_clears(want[l], y[l], NULL);
-    mpz_clears(m, w, NULL);
-    free_values(v, n);
-}
-
-/* The fourteen-value square (its own block: (2·a_i)·a_j once per pair in
- * the lanes, gen_sqr's rows in the MULX slots) against GMP: every edge and
- * random value in every place, then chains y = y² that feed the lazily
- * reduced form back in, written over the input. */
-static void fp_x4_sqr_lanes(void **state)
-{
-    (void)state;
-    if (!cz__fp_x4_supported()) {
-        fprintf(stderr, "fp_x4_sqr_lanes: no AVX2 + FMA here, skipped\n");
-        skip();
-    }
-    init_fields();
-    const field *f = &FIELDS[0];
-    size_t n;
-    mpz_t *v = make_values(f, NRAND, &n), m, w;
-    mpz_inits(m, w, NULL);
-    modulus(m, f);
-    static cz__fp_x16 xa;
-    cz_fp a[X4_LANES], r[X4_LANES];
-    for (size_t sh = 0; sh < X4_LANES; sh++)
-        for (size_t i = 0; i + X4_LANES <= n; i += X4_LANES) {
-            size_t ja[X4_LANES];
-            for (unsigned l = 0; l < X4_LANES; l++) {
-                ja[l] = i + (l + sh) % X4_LANES;
-                from_mpz((elem *)&a[l], f, v[ja[l]]);
-            }
-            x4_pack_all(&xa, a);
-            cz__fp_x16_sqr(&xa, &xa);
-            x4_unpack_all(r, &xa);
-            for (unsigned l = 0; l < X4_LANES; l++) {
-                mpz_mul(w, v[ja[l]], v[ja[l]]);
-                mpz_mod(w, w, m);
-                assert_elem_mpz(f, (const elem *)&r[l], w, l < 4 * CZ_FP_X4_GROUPS ? "x16 lane sqr" : "x16 mulx sqr");
-            }
-        }
-    mpz_t y[X4_LANES];
-    for (unsigned l = 0; l < X4_LANES; l++) {
-        mpz_init_set(y[l], v[n - 1 - l]);
-        from_mpz((elem *)&a[l], f, y[l]);
-    }
-    x4_pack_all(&xa, a);
-    for (int step = 0; step < 300; step++) {
-        cz__fp_x16_sqr(&xa, &xa);
-        x4_unpack_all(r, &xa);
-        for (unsigned l = 0; l < X4_LANES; l++) {
-            mpz_mul(y[l], y[l], y[l]);
-            mpz_mod(y[l], y[l], m);
-            assert_elem_mpz(f, (const elem *)&r[l], y[l], "x16 sqr chain");
-        }
-    }
-    for (unsigned l = 0; l < X4_LANES; l++) mpz_clear(y[l]);
     mpz_clears(m, w, NULL);
     free_values(v, n);
 }
@@ -1420,7 +1374,6 @@ int main(void)
         cmocka_unit_test(fp2),
         cmocka_unit_test(fp_x4_lanes),
         cmocka_unit_test(fp_x4_wide_operands),
-        cmocka_unit_test(fp_x4_sqr_lanes),
         cmocka_unit_test(fr_x4_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
