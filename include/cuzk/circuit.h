@@ -220,6 +220,15 @@ typedef struct {
 #define CZ_PCE_COEF_ONE 0u
 #define CZ_PCE_COEF_MINUS_ONE 1u
 
+/* A row that repeats an earlier one term for term: row `row` of its
+ * matrix equals row row − back of matrix `from` (0..2: A, B, C). SpMV
+ * copies the earlier value instead of evaluating the row again. */
+typedef struct {
+    uint32_t row;
+    uint16_t from;
+    uint16_t back;
+} cz_pce_repeat;
+
 typedef struct cz_pce {
     uint64_t n_constraints;         /* rows, including the appended input rows */
     uint64_t n_circuit_constraints; /* rows enforced by the circuit itself */
@@ -238,6 +247,15 @@ typedef struct cz_pce {
      * three matrices in the file serialization (see cz_pce_save). Equal for
      * equal recordings; recorded in the parameter sidecar. */
     uint8_t circuit_hash[32];
+    /* Derived from the matrices when a PCE is recorded or loaded, not
+     * serialised (cz_pce_eval): rep[k] lists by increasing row the rows of
+     * matrix k (A, B, C) that repeat a row evaluated before them in a row
+     * range's A-then-B-then-C order (from < k, or from == k and back > 0;
+     * back <= 65535) and cost more than a copy (a coefficient other than
+     * ±1, or three terms or more). NULL / 0 when there are none, which is
+     * always valid: such a row is then evaluated from its terms. */
+    cz_pce_repeat *rep[3];
+    uint64_t n_rep[3];
 } cz_pce;
 
 /* Runs synth in recorder mode. w_out NULL: shape only (no values). w_out

@@ -7,6 +7,8 @@
  * (1 and -1, the vast majority of nonzeros in SHA-256/boolean circuits) are
  * a plain add/sub; other coefficients cost a Montgomery multiply unless the
  * value is 0 or 1 (boolean witnesses: most values in SHA-256 circuits).
+ * A row that repeats an earlier one (pce.c: Poseidon's S-box puts one
+ * linear combination in three places) takes that row's value.
  * Variable time in the witness, which is public for PoRep (docs/design.md §7.4).
  */
 #include <string.h>
@@ -51,14 +53,40 @@ static inline void row_dot(cz_fr *r, const cz_csr *m, const cz_fr *coeffs, const
     *r = acc;
 }
 
+/* The first entry of rep[0..n) with row >= lo. */
+static const cz_pce_repeat *rep_from(const cz_pce_repeat *rep, uint64_t n, size_t lo)
+{
+    uint64_t a = 0, b = n;
+    while (a < b) {
+        uint64_t mid = a + (b - a) / 2;
+        if (rep[mid].row < lo) a = mid + 1;
+        else b = mid;
+    }
+    return rep + a;
+}
+
+/* A range's rows, A then B then C: a row that repeats one already
+ * evaluated in this range (pce.c, "repeated rows") copies its value; one
+ * whose original lies before lo is evaluated from its terms. */
 static void eval_range(void *arg, size_t lo, size_t hi)
 {
     const eval_job *J = arg;
     const cz_pce *p = J->pce;
     const cz_csr *m[3] = {&p->a, &p->b, &p->c};
-    for (int k = 0; k < 3; k++)
-        for (size_t j = lo; j < hi; j++)
+    for (int k = 0; k < 3; k++) {
+        const cz_pce_repeat *r = p->rep[k] ? rep_from(p->rep[k], p->n_rep[k], lo) : NULL;
+        const cz_pce_repeat *re = p->rep[k] ? p->rep[k] + p->n_rep[k] : NULL;
+        for (size_t j = lo; j < hi; j++) {
+            if (r < re && r->row == j) {
+                const cz_pce_repeat *e = r++;
+                if (e->back <= j - lo) {
+                    J->out[k][j] = J->out[e->from][j - e->back];
+                    continue;
+                }
+            }
             row_dot(&J->out[k][j], m[k], p->coeffs, J->inp, J->aux, j);
+        }
+    }
 }
 
 typedef struct {

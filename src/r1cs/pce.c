@@ -275,6 +275,7 @@ cz_status cz_rec_finish(cz_cs *cs, cz_pce **out)
     cs->coefs.vals = NULL;
     cs->coefs.n = cs->coefs.cap = 0;
     cz_status st = cz_pce_compute_density(p);
+    if (st == CZ_OK) st = cz_pce_compute_repeats(p);
     if (st != CZ_OK) {
         cz_pce_free(p);
         return st;
@@ -285,6 +286,8 @@ cz_status cz_rec_finish(cz_cs *cs, cz_pce **out)
 }
 
 /* ---- PCE object ---------------------------------------------------------- */
+static void repeats_clear(cz_pce *p);
+
 void cz_pce_free(cz_pce *p)
 {
     if (!p)
@@ -299,6 +302,7 @@ void cz_pce_free(cz_pce *p)
     free(p->dens_a_aux);
     free(p->dens_b_aux);
     free(p->dens_b_input);
+    repeats_clear(p);
     free(p);
 }
 
@@ -310,6 +314,7 @@ size_t cz_pce_bytes(const cz_pce *p)
     b += 3 * (size_t)(p->n_constraints + 1) * 8;
     b += (size_t)(p->a.nnz + p->b.nnz + p->c.nnz) * 8;
     b += (2 * words(p->n_aux) + words(p->n_inputs)) * 8;
+    b += (size_t)(p->n_rep[0] + p->n_rep[1] + p->n_rep[2]) * sizeof(cz_pce_repeat);
     return b;
 }
 
@@ -358,6 +363,107 @@ cz_status cz_pce_compute_density(cz_pce *p)
     p->dens_a_aux_count = popcount_words(da, wa);
     p->dens_b_aux_count = popcount_words(db, wa);
     p->dens_b_input_count = popcount_words(dbi, wi);
+    return CZ_OK;
+}
+
+/* ---- repeated rows ------------------------------------------------------- *
+ * Poseidon's S-box x^5 is three constraints, lc·lc = x2, x2·x2 = x4 and
+ * x4·lc = x5: one linear combination of the state (a row of the MDS
+ * matrix folded in, a dozen terms with general coefficients) sits in A and
+ * B of one row and again in B two rows later. In shaped-16, 108k of the
+ * 196k rows repeat an earlier one, with 1.10M of the 1.59M terms whose
+ * SpMV takes a Montgomery product. Each row is looked up by a hash of its
+ * terms in a small direct-mapped table per matrix holding the latest row
+ * seen in each slot, then compared term by term. The table forgets rows
+ * far back, and so may miss some repeats; every repeat in shaped-16 lies
+ * within 16 rows, far inside what 4,096 slots remember. */
+enum { REP_SLOTS = 4096 };
+
+typedef struct {
+    uint64_t h;
+    uint32_t row;
+    uint32_t used;
+} rep_slot;
+
+/* Worth a copy instead of its terms: a product, or three additions. */
+static bool row_worth(const cz_csr *m, uint64_t j)
+{
+    uint64_t lo = m->row_ptr[j], hi = m->row_ptr[j + 1];
+    if (hi - lo >= 3) return true;
+    for (uint64_t t = lo; t < hi; t++)
+        if (m->coef[t] != CZ_PCE_COEF_ONE && m->coef[t] != CZ_PCE_COEF_MINUS_ONE) return true;
+    return false;
+}
+
+static uint64_t row_hash(const cz_csr *m, uint64_t j)
+{
+    uint64_t lo = m->row_ptr[j], hi = m->row_ptr[j + 1], h = (hi - lo) * 0x9e3779b97f4a7c15ull;
+    for (uint64_t t = lo; t < hi; t++) {
+        h = (h ^ m->col[t]) * 0xff51afd7ed558ccdull;
+        h = (h ^ m->coef[t]) * 0xc4ceb9fe1a85ec53ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static bool rows_equal(const cz_csr *x, uint64_t i, const cz_csr *y, uint64_t j)
+{
+    uint64_t xl = x->row_ptr[i], n = x->row_ptr[i + 1] - xl, yl = y->row_ptr[j];
+    if (y->row_ptr[j + 1] - yl != n) return false;
+    return memcmp(x->col + xl, y->col + yl, n * sizeof(uint32_t)) == 0 &&
+           memcmp(x->coef + xl, y->coef + yl, n * sizeof(uint32_t)) == 0;
+}
+
+static void repeats_clear(cz_pce *p)
+{
+    for (int k = 0; k < 3; k++) {
+        free(p->rep[k]);
+        p->rep[k] = NULL;
+        p->n_rep[k] = 0;
+    }
+}
+
+cz_status cz_pce_compute_repeats(cz_pce *p)
+{
+    repeats_clear(p);
+    uint64_t n = p->n_constraints;
+    /* rows are u32 in the list; a larger circuit just keeps every row */
+    if (n == 0 || n > UINT32_MAX) return CZ_OK;
+    const cz_csr *m[3] = {&p->a, &p->b, &p->c};
+    rep_slot *tab = calloc(3 * (size_t)REP_SLOTS, sizeof *tab);
+    size_t cap[3] = {0, 0, 0};
+    if (!tab) return CZ_ERR_NOMEM;
+    /* row-major, A then B then C in a row: the order cz_pce_eval gives
+     * every row range, so a match in an earlier matrix may be the same row */
+    for (uint64_t j = 0; j < n; j++) {
+        for (int k = 0; k < 3; k++) {
+            if (!row_worth(m[k], j)) continue;
+            uint64_t h = row_hash(m[k], j);
+            size_t s = (size_t)(h & (REP_SLOTS - 1));
+            for (int f = 0; f <= k; f++) {
+                const rep_slot *e = &tab[(size_t)f * REP_SLOTS + s];
+                if (!e->used || e->h != h || j - e->row > UINT16_MAX || !rows_equal(m[f], e->row, m[k], j))
+                    continue;
+                if (p->n_rep[k] == cap[k]) {
+                    size_t nc = cap[k] ? 2 * cap[k] : 1024;
+                    cz_pce_repeat *q = realloc(p->rep[k], nc * sizeof *q);
+                    if (!q) {
+                        free(tab);
+                        repeats_clear(p);
+                        return CZ_ERR_NOMEM;
+                    }
+                    p->rep[k] = q;
+                    cap[k] = nc;
+                }
+                p->rep[k][p->n_rep[k]++] = (cz_pce_repeat){(uint32_t)j, (uint16_t)f, (uint16_t)(j - e->row)};
+                break;
+            }
+            tab[(size_t)k * REP_SLOTS + s] = (rep_slot){h, (uint32_t)j, 1};
+        }
+    }
+    free(tab);
+    for (int k = 0; k < 3; k++)
+        if (p->rep[k]) p->rep[k] = shrink(p->rep[k], p->n_rep[k] * sizeof(cz_pce_repeat));
     return CZ_OK;
 }
 
@@ -698,8 +804,9 @@ static cz_status parse_impl(cz_pce **out, src *s, uint64_t len, char *err, size_
         }
     }
     st = cz_pce_compute_density(p);
+    if (st == CZ_OK) st = cz_pce_compute_repeats(p);
     if (st != CZ_OK) {
-        set_err(err, errlen, st, "out of memory computing the PCE density");
+        set_err(err, errlen, st, "out of memory computing the PCE density and repeated rows");
         goto fail_bufs;
     }
     const uint64_t *want[3] = {p->dens_a_aux, p->dens_b_aux, p->dens_b_input};

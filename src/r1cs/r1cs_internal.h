@@ -79,6 +79,8 @@ void cz_rec_release(cz_cs *cs);
 /* density bitmaps + popcounts from the A and B matrices (pce.c) */
 cz_status cz_pce_compute_density(cz_pce *p);
 void cz_pce_compute_hash(const cz_pce *p, uint8_t out[32]);
+/* rep / n_rep from the matrices (pce.c): CZ_ERR_NOMEM, else CZ_OK. */
+cz_status cz_pce_compute_repeats(cz_pce *p);
 
 static inline const cz_fr *cz_z_value(const cz_fr *inp, const cz_fr *aux, uint32_t col)
 {

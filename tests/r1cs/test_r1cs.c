@@ -327,6 +327,35 @@ static void pce_equal(const cz_pce *x, const cz_pce *y)
     assert_int_equal(x->dens_a_aux_count, y->dens_a_aux_count);
     assert_int_equal(x->dens_b_aux_count, y->dens_b_aux_count);
     assert_memory_equal(x->circuit_hash, y->circuit_hash, 32);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(x->n_rep[k], y->n_rep[k]);
+        if (x->n_rep[k]) assert_memory_equal(x->rep[k], y->rep[k], x->n_rep[k] * sizeof(cz_pce_repeat));
+    }
+}
+
+/* A loaded PCE finds the repeated rows a recorded one lists (they are not
+ * in the file): the Poseidon circuit shaped-12 has them in B (its S-box,
+ * pce.c "repeated rows"). */
+static void test_pce_file_repeats(void **state)
+{
+    (void)state;
+    cz_porep_ctx shape = {.params = cz_porep_preset_get("shaped-12")};
+    assert_non_null(shape.params);
+    cz_pce *p = NULL, *q = NULL;
+    assert_int_equal(cz_pce_record(&p, cz_porep_synth, &shape, NULL), CZ_OK);
+    assert_true(p->n_rep[1] > p->n_constraints / 10);
+    char path[] = "/tmp/cz_test_pce_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256];
+    assert_int_equal(cz_pce_save(p, path, err, sizeof err), CZ_OK);
+    cz_status st = cz_pce_load(&q, path, err, sizeof err);
+    remove(path);
+    if (st != CZ_OK) fail_msg("load: %s", err);
+    pce_equal(p, q);
+    cz_pce_free(q);
+    cz_pce_free(p);
 }
 
 static void reseal(uint8_t *buf, size_t len)
@@ -471,7 +500,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_matrices), cmocka_unit_test(test_checker),
         cmocka_unit_test(test_mulchain_witness), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_pce_file),
+        cmocka_unit_test(test_pce_file), cmocka_unit_test(test_pce_file_repeats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

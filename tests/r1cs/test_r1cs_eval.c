@@ -11,6 +11,10 @@
  * NULL pool and pools of 1 and 2 threads, with the appended input rows
  * (a = x_i, b = c = 0) and zero padding up to m. Density bitmaps are
  * recomputed from the reference terms (nonzero merged coefficient).
+ * One LC in four repeats an earlier one (of this row or up to 23 rows
+ * back), so SpMV's copies of repeated rows (cz_pce.rep) are checked the
+ * same way, across the pools' row ranges, and each listed repeat is
+ * checked to be an exact copy of a row evaluated before it.
  */
 #include "testutil.h"
 #include "cuzk/circuit.h"
@@ -42,9 +46,18 @@ static void rnd_fr(rng_t *r, cz_fr *out)
     cz_fr_from_uniform_bytes(out, b);
 }
 
+/* The terms of one LC as the circuit added them. */
+enum { HIST = 24 };
+typedef struct {
+    unsigned nt;
+    size_t slots[12];
+    cz_fr cf[12];
+} term_list;
+
 typedef struct {
     uint64_t seed;
     size_t n_cons;
+    term_list (*hist)[3]; /* the last HIST rows' LCs, row j at j % HIST */
     /* reference outputs (filled when values are present) */
     cz_fr *ra, *rb, *rc;
     /* reference density: merged coefficient per (row, var) is tracked by
@@ -95,25 +108,42 @@ static cz_status rand_synth(cz_cs *cs, const void *vctx)
         for (int k = 0; k < 3; k++) {
             cz_lc_clear(&lc[k]);
             ref[k] = CZ_FR_ZERO;
-            unsigned nt = (unsigned)(rnd(&r) % 12); /* some rows spill to the heap, some empty */
-            size_t slots[12];
-            cz_fr cf[12];
-            for (unsigned t = 0; t < nt; t++) {
-                /* bias towards a few variables so duplicates happen */
-                size_t slot = rnd(&r) % 4 == 0 ? nv - 1 : rnd(&r) % nv;
-                cz_fr c;
-                rnd_coeff(&r, &c);
-                if (t > 0 && rnd(&r) % 4 == 0) {
-                    /* exact cancellation of the previous term */
-                    slot = slots[t - 1];
-                    cz_fr_neg(&c, &cf[t - 1]);
+            term_list *tl = &ctx->hist[j % HIST][k];
+            size_t *slots = tl->slots;
+            cz_fr *cf = tl->cf;
+            unsigned nt;
+            /* one LC in four repeats an earlier one, as Poseidon's S-box
+             * does: of an earlier matrix of this row, or of any matrix up to
+             * HIST - 1 rows back (some of them in a later matrix, which
+             * SpMV evaluates after this one and so must not copy from) */
+            size_t back = rnd(&r) % 4 == 0 ? (size_t)(rnd(&r) % (j < HIST ? j + 1 : HIST)) : SIZE_MAX;
+            int from = (int)(rnd(&r) % 3);
+            if (back == 0 && k > 0) from = (int)(rnd(&r) % (unsigned)k);
+            if (back != SIZE_MAX && (back > 0 || k > 0)) {
+                *tl = ctx->hist[(j - back) % HIST][from];
+                nt = tl->nt;
+            } else {
+                nt = (unsigned)(rnd(&r) % 12); /* some rows spill to the heap, some empty */
+                tl->nt = nt;
+                for (unsigned t = 0; t < nt; t++) {
+                    /* bias towards a few variables so duplicates happen */
+                    size_t slot = rnd(&r) % 4 == 0 ? nv - 1 : rnd(&r) % nv;
+                    cz_fr c;
+                    rnd_coeff(&r, &c);
+                    if (t > 0 && rnd(&r) % 4 == 0) {
+                        /* exact cancellation of the previous term */
+                        slot = slots[t - 1];
+                        cz_fr_neg(&c, &cf[t - 1]);
+                    }
+                    slots[t] = slot;
+                    cf[t] = c;
                 }
-                slots[t] = slot;
-                cf[t] = c;
-                cz_lc_add(&lc[k], vars[slot], &c);
+            }
+            for (unsigned t = 0; t < nt; t++) {
+                cz_lc_add(&lc[k], vars[slots[t]], &cf[t]);
                 if (vals && ctx->ra) {
                     cz_fr p;
-                    cz_fr_mul(&p, &c, &vv[slot]);
+                    cz_fr_mul(&p, &cf[t], &vv[slots[t]]);
                     cz_fr_add(&ref[k], &ref[k], &p);
                 }
             }
@@ -160,6 +190,7 @@ static void run_random(size_t n_cons, cz_pool **pools, int npools)
     ctx.ref_da = calloc(ctx.max_vars, 1);
     ctx.ref_db = calloc(ctx.max_vars, 1);
     ctx.ref_dbi = calloc(ctx.max_vars, 1);
+    ctx.hist = calloc(HIST, sizeof *ctx.hist);
     cz_pce *p = NULL;
     cz_witness w0;
     assert_int_equal(cz_pce_record(&p, rand_synth, &ctx, &w0), CZ_OK);
@@ -180,6 +211,26 @@ static void run_random(size_t n_cons, cz_pool **pools, int npools)
                 if (t > mats[k]->row_ptr[j])
                     assert_true(mats[k]->col[t - 1] < mats[k]->col[t]);
             }
+    /* the repeated rows: each an exact copy of a row that SpMV evaluates
+     * before it in a row range (A, then B, then C), in increasing order */
+    uint64_t nrep = 0;
+    for (int k = 0; k < 3; k++) {
+        for (uint64_t i = 0; i < p->n_rep[k]; i++) {
+            const cz_pce_repeat *e = &p->rep[k][i];
+            assert_true(i == 0 || p->rep[k][i - 1].row < e->row);
+            assert_true(e->row < p->n_constraints && e->back <= e->row);
+            assert_true(e->from < k || (e->from == k && e->back > 0));
+            const cz_csr *x = mats[e->from], *y = mats[k];
+            uint64_t xl = x->row_ptr[e->row - e->back], yl = y->row_ptr[e->row];
+            uint64_t len = y->row_ptr[e->row + 1] - yl;
+            assert_int_equal(x->row_ptr[e->row - e->back + 1] - xl, len);
+            assert_memory_equal(x->col + xl, y->col + yl, len * sizeof(uint32_t));
+            assert_memory_equal(x->coef + xl, y->coef + yl, len * sizeof(uint32_t));
+        }
+        nrep += p->n_rep[k];
+    }
+    /* one LC in four repeats: from a few hundred rows some are found */
+    if (n_cons >= 400) assert_true(nrep > n_cons / 20);
     size_t m = 1;
     while (m < p->n_constraints)
         m <<= 1;
@@ -219,6 +270,7 @@ static void run_random(size_t n_cons, cz_pool **pools, int npools)
     free(ctx.ref_da);
     free(ctx.ref_db);
     free(ctx.ref_dbi);
+    free(ctx.hist);
 }
 
 static cz_pool *g_pools[3];
