@@ -14,9 +14,10 @@
  * nothing on an Intel Sapphire Rapids) would not see it. On the Zen 4
  * development machine they read ~0.8 and made the 2^20 quotient ~12 %
  * faster. CUZK_NTT_LANES=avx2 or none overrides the measurement. A
- * measured "scalar" is measured again once a minute, at the start of a
- * transform (cz__ntt_lanes_tick, ntt_x8.h says why), and a fast reading
- * switches to the AVX2 butterflies for good.
+ * measured "scalar" is measured again at the start of a transform one
+ * second later, then after gaps doubling up to a minute (cz__ntt_lanes_tick,
+ * ntt_x8.h says why), and a fast reading switches to the AVX2 butterflies
+ * for good.
  */
 #include "ntt_arith.h"
 #include "ntt_x8.h"
@@ -41,6 +42,10 @@ static _Atomic double last_reading; /* the latest periodic one (tests) */
 static atomic_bool user_off;
 
 #define PERIOD_NS ((int64_t)CZ_NTT_RECHECK_PERIOD_S * 1000000000)
+/* The gap before the next reading of a measured "scalar": one second after
+ * the first, doubling up to PERIOD_NS (ntt_x8.h says why). */
+#define FIRST_GAP_NS ((int64_t)1000000000)
+static _Atomic int64_t gap_ns = FIRST_GAP_NS;
 
 __attribute__((constructor)) static void ntt_lanes_init(void)
 {
@@ -116,17 +121,22 @@ static void calibrate(void)
     double r = measure();
     if (r <= 0) return; /* no measurement: stay scalar */
     cal_ratio = r;
-    if (r <= CZ_NTT_AVX2_MAX_RATIO) take_if_fast(r);
-    else next_ns = mono_ns() + PERIOD_NS;
+    if (r <= CZ_NTT_AVX2_MAX_RATIO) {
+        take_if_fast(r);
+    } else {
+        next_ns = mono_ns() + gap_ns;
+        gap_ns = 2 * gap_ns < PERIOD_NS ? 2 * gap_ns : PERIOD_NS;
+    }
 }
 
 void cz__ntt_lanes_tick(void)
 {
     int64_t next = atomic_load_explicit(&next_ns, memory_order_relaxed);
     if (next < 0) return;
-    int64_t now = mono_ns();
-    /* one thread per period: the CAS moves the next reading on first */
-    if (now < next || !atomic_compare_exchange_strong(&next_ns, &next, now + PERIOD_NS)) return;
+    int64_t now = mono_ns(), gap = gap_ns;
+    /* one thread per reading: the CAS moves the next one on first */
+    if (now < next || !atomic_compare_exchange_strong(&next_ns, &next, now + gap)) return;
+    gap_ns = 2 * gap < PERIOD_NS ? 2 * gap : PERIOD_NS;
     atomic_fetch_add(&readings, 1);
     double r = measure();
     last_reading = r;

@@ -40,12 +40,17 @@ extern _Atomic int cz__ntt_x8_on;
  * domain created calls it). */
 void cz__ntt_lanes_settle(void);
 /* Where the measurement found the AVX2 butterflies too slow, the first
- * transform started past every CZ_NTT_RECHECK_PERIOD_S seconds measures
- * again (~2 ms), and a fast reading takes them from then on (unless
+ * transform started one second later measures again (~2 ms), then the
+ * first past gaps that double up to CZ_NTT_RECHECK_PERIOD_S seconds and
+ * stay there; a fast reading takes them from then on (unless
  * cz_ntt_set_simd(false) is in force). Why: the readings come in spells
  * on a shared host (two of ten processes read 0.93 and 0.97 where the
  * rest read 0.77-0.78, BENCHMARKS.md), and a daemon that started in one
- * kept the scalar butterflies for its life. Called at the start of every
+ * kept the scalar butterflies for its life. Why the short first gaps: a
+ * spell lasts seconds, and a process that read one at its first proof
+ * (shaped-18: 0.97, its quotient 158 ms against 139 with the AVX2
+ * butterflies) ran a minute of proofs on the scalar ones; seven readings
+ * in the first two minutes are ~14 ms. Called at the start of every
  * transform; without a planned reading it is one relaxed load. */
 #define CZ_NTT_RECHECK_PERIOD_S 60
 void cz__ntt_lanes_tick(void);
