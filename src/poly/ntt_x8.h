@@ -60,6 +60,10 @@ void cz__ntt_lanes_tick(void);
 void cz__ntt_lanes_set_periodic(double in_s);
 int cz__ntt_lanes_readings(void);
 double cz__ntt_lanes_last(void);
+/* Test hooks: the next reading returns r instead of measuring (r <= 0:
+ * measure); the gap in seconds that the next slow reading will wait. */
+void cz__ntt_lanes_inject(double r);
+double cz__ntt_lanes_gap(void);
 double cz__ntt_lanes_periodic_in(void);
 /* cz_ntt_set_simd's record of the caller's wish (on: the choice, off:
  * scalar), which a periodic reading respects. */

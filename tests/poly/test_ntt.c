@@ -528,8 +528,10 @@ static void simd_matches_scalar(void **state)
  * none planned or one an hour away, a transform takes no reading; one
  * due, the next transform takes exactly one, which never turns on
  * kernels the caller switched off, and either takes the AVX2 butterflies
- * (no reading planned after) or plans the next a period on; the
- * transform after takes none. Every round trip stays exact. Run once,
+ * (no reading planned after) or plans the next after a gap of one
+ * second to a minute; the transform after takes none. Injected slow
+ * readings double the gap up to the period; a fast one takes the AVX2
+ * butterflies. Every round trip stays exact. Run once,
  * outside the three groups, since it changes the choice. */
 static void lanes_periodic(void **state)
 {
@@ -586,6 +588,30 @@ static void lanes_periodic(void **state)
     assert_int_equal(cz__ntt_lanes_readings(), r0 + 2);
     assert_fr_vec_equal(x, y, N);
     print_message("periodic reading: %s (read %.2f)\n", cz_ntt_simd_enabled() ? "avx2" : "scalar", r);
+
+    /* slow readings (injected): each plans the next after the current
+     * gap, which doubles up to the period and stays there; a fast one
+     * then takes the AVX2 butterflies and plans nothing */
+    assert_true(cz__ntt_v_force(CZ_NTT_V_NONE));
+    double gap = cz__ntt_lanes_gap();
+    assert_true(gap >= 1 && gap <= CZ_NTT_RECHECK_PERIOD_S);
+    for (int i = 0; i < 8; i++) {
+        cz__ntt_lanes_set_periodic(0);
+        cz__ntt_lanes_inject(1.5);
+        cz_ntt_forward(NULL, d, x);
+        assert_int_equal(cz__ntt_v_preferred(), CZ_NTT_V_NONE);
+        const double in = cz__ntt_lanes_periodic_in(), want = 2 * gap < CZ_NTT_RECHECK_PERIOD_S ? 2 * gap
+                                                                                              : CZ_NTT_RECHECK_PERIOD_S;
+        assert_true(in > gap - 0.5 && in <= gap + 0.01);
+        assert_true(cz__ntt_lanes_gap() == want);
+        gap = want;
+    }
+    assert_true(gap == CZ_NTT_RECHECK_PERIOD_S);
+    cz__ntt_lanes_set_periodic(0);
+    cz__ntt_lanes_inject(0.5);
+    cz_ntt_inverse(NULL, d, x);
+    assert_int_equal(cz__ntt_v_preferred(), CZ_NTT_V_AVX2);
+    assert_true(cz__ntt_lanes_periodic_in() < 0);
 
     assert_true(cz__ntt_v_force(prev));
     cz_ntt_set_simd(was_on);
