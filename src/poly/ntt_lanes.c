@@ -79,10 +79,11 @@ static void dit_scalar(cz_fr *p0, cz_fr *p1, size_t cnt, const cz_fr *tw)
 
 static int64_t mono_ns(void) { return (int64_t)now_ns(); }
 
-/* The AVX2 butterflies' time over the scalar ones', or 0 where no
- * buffer could be had (then the choice stays as it is). */
 static _Atomic double injected; /* cz__ntt_lanes_inject */
 
+/* The AVX2 butterflies' time over the scalar ones', or 0 where no
+ * buffer could be had (then the choice stays as it is); an injected
+ * reading instead, once. */
 static double measure(void)
 {
     enum { N = 2048, ROUNDS = 20 };
