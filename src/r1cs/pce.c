@@ -375,8 +375,9 @@ cz_status cz_pce_compute_density(cz_pce *p)
  * SpMV takes a Montgomery product. Each row is looked up by a hash of its
  * terms in a small direct-mapped table per matrix holding the latest row
  * seen in each slot, then compared term by term. The table forgets rows
- * far back, and so may miss some repeats; every repeat in shaped-16 lies
- * within 16 rows, far inside what 4,096 slots remember. */
+ * far back, and so may miss some repeats; in shaped-16 the repeats within
+ * 16 rows hold all but 0.02 % of the repeated rows' products, far inside
+ * what 4,096 slots remember. */
 enum { REP_SLOTS = 4096 };
 
 typedef struct {
