@@ -286,7 +286,15 @@ cz_status cz_rec_finish(cz_cs *cs, cz_pce **out)
 }
 
 /* ---- PCE object ---------------------------------------------------------- */
-static void repeats_clear(cz_pce *p);
+/* The repeated-row lists (below, "repeated rows") freed and emptied. */
+static void repeats_clear(cz_pce *p)
+{
+    for (int k = 0; k < 3; k++) {
+        free(p->rep[k]);
+        p->rep[k] = NULL;
+        p->n_rep[k] = 0;
+    }
+}
 
 void cz_pce_free(cz_pce *p)
 {
@@ -413,15 +421,6 @@ static bool rows_equal(const cz_csr *x, uint64_t i, const cz_csr *y, uint64_t j)
     if (y->row_ptr[j + 1] - yl != n) return false;
     return memcmp(x->col + xl, y->col + yl, n * sizeof(uint32_t)) == 0 &&
            memcmp(x->coef + xl, y->coef + yl, n * sizeof(uint32_t)) == 0;
-}
-
-static void repeats_clear(cz_pce *p)
-{
-    for (int k = 0; k < 3; k++) {
-        free(p->rep[k]);
-        p->rep[k] = NULL;
-        p->n_rep[k] = 0;
-    }
 }
 
 cz_status cz_pce_compute_repeats(cz_pce *p)

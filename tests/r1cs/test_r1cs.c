@@ -333,6 +333,16 @@ static void pce_equal(const cz_pce *x, const cz_pce *y)
     }
 }
 
+/* p saved to a new file named from the mkstemp template path. */
+static void save_tmp(const cz_pce *p, char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256];
+    if (cz_pce_save(p, path, err, sizeof err) != CZ_OK) fail_msg("save: %s", err);
+}
+
 /* A loaded PCE finds the repeated rows a recorded one lists (they are not
  * in the file): the Poseidon circuit shaped-12 has them in B (its S-box,
  * pce.c "repeated rows"). */
@@ -344,12 +354,8 @@ static void test_pce_file_repeats(void **state)
     cz_pce *p = NULL, *q = NULL;
     assert_int_equal(cz_pce_record(&p, cz_porep_synth, &shape, NULL), CZ_OK);
     assert_true(p->n_rep[1] > p->n_constraints / 10);
-    char path[] = "/tmp/cz_test_pce_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    char err[256];
-    assert_int_equal(cz_pce_save(p, path, err, sizeof err), CZ_OK);
+    char path[] = "/tmp/cz_test_pce_XXXXXX", err[256];
+    save_tmp(p, path);
     cz_status st = cz_pce_load(&q, path, err, sizeof err);
     remove(path);
     if (st != CZ_OK) fail_msg("load: %s", err);
@@ -381,12 +387,8 @@ static void test_pce_file(void **state)
     cz_fr_from_u64(&mc.x0, 9);
     cz_pce *p = NULL;
     assert_int_equal(cz_pce_record(&p, cz_mulchain_synth, &mc, NULL), CZ_OK);
-    char path[] = "/tmp/cz_test_pce_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    char err[256];
-    assert_int_equal(cz_pce_save(p, path, err, sizeof err), CZ_OK);
+    char path[] = "/tmp/cz_test_pce_XXXXXX", err[256];
+    save_tmp(p, path);
     cz_pce *q = NULL;
     cz_status lst = cz_pce_load(&q, path, err, sizeof err);
     if (lst != CZ_OK)
