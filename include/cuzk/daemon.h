@@ -79,6 +79,7 @@ typedef struct {
     bool auto_setup;                     /* create missing parameters by a local setup */
     bool params_validate_full;           /* params_validate = full (default trusted) */
     uint64_t msm_tables_bytes;           /* backend.msm_tables: MSM tables per parameter set (0 = none) */
+    bool msm_tables_file;                /* backend.msm_tables_file: keep them in <param_dir>/<id>.tables */
     /* what a request can make the back-end build (cz_prover_config):
      * comma-separated ids or "prefix*" patterns ("" = all it knows), and
      * the largest constraint count (default 2^27) */

@@ -115,6 +115,22 @@ CZ_WUR cz_status cz_groth16_params_build_tables(cz_groth16_params *p, const cz_p
                                                 cz_pool *pool, cz_errbuf *err);
 /* Bytes p->tables holds (0 without tables). */
 uint64_t cz_groth16_params_tables_bytes(const cz_groth16_params *p);
+/* Query q's table set, for keeping it in a file: its shape (t = 0: none)
+ * and the points of its tables 1..t-1 ((t-1)·n affine points, G2 for
+ * CZ_GROTH16_Q_B_G2, G1 otherwise; NULL when t < 2). */
+const void *cz_groth16_params_tables_points(const cz_groth16_params *p, int q, size_t *n, unsigned *t,
+                                            unsigned *bits);
+/* Installs tables made earlier by plan (replacing any): points[q] holds
+ * query q's tables 1..t-1 as cz_groth16_params_tables_points gave them
+ * (NULL where plan->t[q] = 0), used in place, nothing checked but the
+ * shapes: plan->n must be the counts p and pce imply (CZ_ERR_MISMATCH
+ * otherwise, as for a p that does not fit pce). map, map_len (map may be
+ * NULL): a mapping holding the points, unmapped when the tables are freed
+ * (also on error). */
+CZ_WUR cz_status cz_groth16_params_wrap_tables(cz_groth16_params *p, const cz_pce *pce,
+                                               const cz_groth16_tables_plan *plan,
+                                               const void *const points[CZ_GROTH16_NQ], void *map,
+                                               size_t map_len, cz_errbuf *err);
 
 /* ---- setup ------------------------------------------------------------------ */
 typedef struct {

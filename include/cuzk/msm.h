@@ -223,6 +223,18 @@ CZ_WUR cz_status cz_msm_##G##_tables_build(cz_msm_##G##_tables **out,           
                                            const cz_##G##_affine *bases, size_t n,         \
                                            unsigned t, unsigned bits, cz_pool *pool,       \
                                            cz_errbuf *err);                                \
+/* A table set over points made earlier (a file of them, mapped): points holds tables   */  \
+/* 1..t-1, n points each, table j at points + (j-1)·n, exactly as _tables_points gives   */  \
+/* them after a build; nothing is checked or copied, and bases and points must stay     */  \
+/* valid and unchanged until _tables_free (which frees neither). Arguments as _build    */  \
+/* (CZ_ERR_INVALID_ARG also for points NULL with t > 1 and n > 0).                       */  \
+CZ_WUR cz_status cz_msm_##G##_tables_wrap(cz_msm_##G##_tables **out,                      \
+                                          const cz_##G##_affine *bases, size_t n,          \
+                                          unsigned t, unsigned bits,                       \
+                                          const cz_##G##_affine *points, cz_errbuf *err);  \
+/* Tables 1..t-1 of the set, (t-1)·n points (NULL when t = 1 or n = 0): what a file of  */  \
+/* the set stores and _wrap takes back.                                                  */  \
+const cz_##G##_affine *cz_msm_##G##_tables_points(const cz_msm_##G##_tables *tab);         \
 void cz_msm_##G##_tables_free(cz_msm_##G##_tables *tab);                                   \
 /* The set's shape: its number of bases, tables and bits per table.                     */  \
 size_t cz_msm_##G##_tables_n(const cz_msm_##G##_tables *tab);                              \

@@ -103,16 +103,26 @@ typedef struct {
     /* Bytes of precomputed MSM tables each parameter set may hold
      * (cz_groth16_params_build_tables; 0 = none, the default): built when
      * the parameters are loaded (seconds per 2^16 bases), charged to the
-     * parameters' estimate, used by every proof on the CPU. Worth it for
+     * parameters' estimate, used by every proof on the CPU (a load maps
+     * them from <base>.tables when that file holds them: below). Worth it for
      * a daemon proving many small proofs of one circuit: G1 MSMs 1.1-1.4x,
      * G2 1.25x at 2^14-2^18 bases; nothing is planned from 2^20 bases up. */
     uint64_t msm_tables_bytes;
+    /* The tables are kept in <base>.tables beside the parameters (written
+     * after a build, under a temporary name then renamed; a failed write
+     * is a log line) and mapped back by later loads that plan the same
+     * tables for the same bases: the file's header, a digest of the bases
+     * and one of the whole file are checked first, and anything that does
+     * not check out is built again and replaced (docs/parameters.md, "MSM
+     * table files"). true: never read or write such a file. */
+    bool msm_tables_no_file;
 } cz_prover_config;
 
 /* Loads the offline copy of circuit id's parameters at base (NULL: the
- * store), as cz_prover_prove does, and builds its MSM tables now
- * (msm_tables_bytes) instead of at its first proof; *bytes and *ms (may be
- * NULL): the tables' size and the build time (0 when they were there). */
+ * store), as cz_prover_prove does, and gives it its MSM tables now
+ * (msm_tables_bytes: mapped from <base>.tables, or built and kept there)
+ * instead of at its first proof; *bytes and *ms (may be NULL): the tables'
+ * size and the time taken (0 when they were there). */
 CZ_WUR cz_status cz_prover_build_tables(const cz_engine_backend *b, const char *circuit_id, const char *base,
                                         uint64_t *bytes, double *ms, cz_errbuf *err);
 

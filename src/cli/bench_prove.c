@@ -108,7 +108,7 @@ static const cz_opt prove_opts[] = {
     CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),
     CZ_STR("--param-dir", "DIR", "parameter store, set up when missing (default $CUZK_PARAM_DIR, else ./cuzk-params)"),
     CZ_NUM("--samples", "S", 1, 1000, "samples (default 3)"),
-    CZ_STR("--msm-tables", "SIZE", "precomputed MSM tables of at most SIZE bytes (K/M/G suffix), built before the clock"),
+    CZ_STR("--msm-tables", "SIZE", "precomputed MSM tables of at most SIZE bytes (K/M/G), built or read from DIR before the clock"),
     CZ_FLAG("--vs-snarkjs", "also time snarkjs on the same .zkey and witness"),
     CZ_NUM("--snarkjs-samples", "N", 1, 100, "snarkjs runs (default 1)"),
     CZ_FLAG("--json", "JSON instead of a table"),
@@ -274,7 +274,7 @@ int cz_bench_prove(int argc, char **argv)
     cz_bench_report *r = cz_bench_report_new("prove", json);
     if (tables_bytes) {
         cz_bench_report_add(r, "msm tables (bytes, within --msm-tables)", (double)tbytes, "B", extra);
-        cz_bench_report_add(r, "msm tables build (before the clock)", tms, "ms", extra);
+        cz_bench_report_add(r, "msm tables build or read (before the clock)", tms, "ms", extra);
     }
     cz_bench_report_add(r, "synthesis (witness + SpMV)", best.synth_ms, "ms", extra);
     cz_bench_report_add(r, "quotient (6 NTTs)", best.g.ntt_ms, "ms", extra);

@@ -54,6 +54,7 @@ static const keydef keys[] = {
     STR("backend", "circuits", circuits),
     {"backend", "max_constraints", K_U64, OFF(max_constraints), 0, 1, 1ull << 32},
     {"backend", "msm_tables", K_U64, OFF(msm_tables_bytes), 0, 0, 1ull << 50},
+    {"backend", "msm_tables_file", K_BOOL, OFF(msm_tables_file), 0, 0, 0},
     {"backend", "gpus", K_GPUS, OFF(gpus), sizeof(((cz_daemon_config *)0)->gpus), 0, 0},
     {"engine", "partition_workers", K_U32, OFF(engine.partition_workers), 0, 1, 4096},
     {"engine", "synthesis_lookahead", K_U32, OFF(engine.synthesis_lookahead), 0, 1, 4096},
@@ -137,6 +138,7 @@ void cz_daemon_config_default(cz_daemon_config *c)
     c->threads = 0;
     c->auto_setup = false;
     c->params_validate_full = false;
+    c->msm_tables_file = true;
     c->circuits[0] = 0;                 /* every circuit the back-end knows */
     c->max_constraints = 1ull << 27;    /* CZ_PROVER_DEFAULT_MAX_CONSTRAINTS (cuzk/prover.h) */
     snprintf(c->gpus, sizeof c->gpus, "auto");

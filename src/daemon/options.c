@@ -178,6 +178,7 @@ int cz_daemon_main(int argc, char **argv)
         pc.max_constraints = cfg->max_constraints;
         pc.gpus = cfg->gpus;
         pc.msm_tables_bytes = cfg->msm_tables_bytes;
+        pc.msm_tables_no_file = !cfg->msm_tables_file;
         pc.log = stderr;
         if (cz_prover_backend_create(&backend, &pc, &err) != CZ_OK) {
             fprintf(stderr, "cuzkd: cannot start the groth16 back-end: %s\n", err.msg);

@@ -21,6 +21,8 @@ struct cz_groth16_tables {
     cz_msm_g2_tables *b_g2;
     size_t a_off, b_off;
     uint64_t bytes;
+    void *map;        /* a mapping the tables' points lie in (a table file), unmapped with them */
+    size_t map_len;
 };
 typedef struct cz_groth16_tables cz_groth16_tables;
 void cz__groth16_tables_free(cz_groth16_tables *t);

@@ -89,7 +89,8 @@ struct TAB_S {
     size_t n;
     unsigned t, bits;
     const AFF *bases; /* table 0: the caller's */
-    AFF *mem;         /* tables 1..t-1, n points each */
+    const AFF *mem;   /* tables 1..t-1, n points each */
+    AFF *own;         /* mem when the set allocated it (built); NULL when borrowed (wrapped) */
 };
 
 typedef struct {
@@ -1261,7 +1262,7 @@ static void S(tab_build_range)(void *arg, size_t lo, size_t hi)
         size_t i0 = ch * CZ__MSM_TAB_CHUNK, m = tb->n - i0 < CZ__MSM_TAB_CHUNK ? tb->n - i0 : CZ__MSM_TAB_CHUNK;
         const AFF *src = tb->bases + i0;
         for (unsigned j = 1; j < tb->t; j++) {
-            AFF *dst = tb->mem + (size_t)(j - 1) * tb->n + i0;
+            AFF *dst = tb->own + (size_t)(j - 1) * tb->n + i0;
             for (size_t i = 0; i < m; i++) {
                 E(jac_from_affine)(&tmp[i], &src[i]);
                 for (unsigned d = 0; d < tb->bits; d++) E(jac_dbl)(&tmp[i], &tmp[i]);
@@ -1273,8 +1274,9 @@ static void S(tab_build_range)(void *arg, size_t lo, size_t hi)
     free(tmp);
 }
 
-cz_status MSM_PUB(_tables_build)(TAB_T **out, const AFF *bases, size_t n, unsigned t,
-                                 unsigned bits, cz_pool *pool, cz_errbuf *err)
+/* A table set's struct without its points, once the arguments every set
+ * must have (build and wrap alike) are checked. */
+static cz_status S(tab_new)(TAB_T **out, const AFF *bases, size_t n, unsigned t, unsigned bits, cz_errbuf *err)
 {
     if (!out) return cz_err(err, CZ_ERR_INVALID_ARG, "msm tables: out is NULL");
     *out = NULL;
@@ -1289,8 +1291,7 @@ cz_status MSM_PUB(_tables_build)(TAB_T **out, const AFF *bases, size_t n, unsign
                       "msm tables: t·bits = %u·%u = %u bits, below the 256 that the signed digits of "
                       "a 255-bit scalar span",
                       t, bits, t * bits);
-    size_t bytes = MSM_PUB(_tables_bytes)(n, t);
-    if (bytes == SIZE_MAX)
+    if (MSM_PUB(_tables_bytes)(n, t) == SIZE_MAX)
         return cz_err(err, CZ_ERR_NOMEM, "msm tables: %u tables of %zu points overflow the address space", t, n);
     TAB_T *tb = calloc(1, sizeof *tb);
     if (!tb) return cz_err(err, CZ_ERR_NOMEM, "msm tables: out of memory");
@@ -1298,9 +1299,35 @@ cz_status MSM_PUB(_tables_build)(TAB_T **out, const AFF *bases, size_t n, unsign
     tb->t = t;
     tb->bits = bits;
     tb->bases = bases;
+    *out = tb;
+    return CZ_OK;
+}
+
+cz_status MSM_PUB(_tables_wrap)(TAB_T **out, const AFF *bases, size_t n, unsigned t, unsigned bits,
+                                const AFF *points, cz_errbuf *err)
+{
+    if (t > 1 && n && !points) {
+        if (out) *out = NULL;
+        return cz_err(err, CZ_ERR_INVALID_ARG, "msm tables: points is NULL for %u tables of %zu bases", t, n);
+    }
+    cz_status st = S(tab_new)(out, bases, n, t, bits, err);
+    if (st == CZ_OK) (*out)->mem = t > 1 && n ? points : NULL;
+    return st;
+}
+
+const AFF *MSM_PUB(_tables_points)(const TAB_T *tab) { return tab ? tab->mem : NULL; }
+
+cz_status MSM_PUB(_tables_build)(TAB_T **out, const AFF *bases, size_t n, unsigned t,
+                                 unsigned bits, cz_pool *pool, cz_errbuf *err)
+{
+    cz_status st = S(tab_new)(out, bases, n, t, bits, err);
+    if (st != CZ_OK) return st;
+    size_t bytes = MSM_PUB(_tables_bytes)(n, t);
+    TAB_T *tb = *out;
+    *out = NULL;
     if (t > 1 && n) {
-        tb->mem = malloc(bytes - sizeof(TAB_T));
-        if (!tb->mem) {
+        tb->mem = tb->own = malloc(bytes - sizeof(TAB_T));
+        if (!tb->own) {
             free(tb);
             return cz_err(err, CZ_ERR_NOMEM, "msm tables: out of memory for %zu bytes (%u tables of %zu points)",
                           bytes, t - 1, n);
@@ -1311,7 +1338,7 @@ cz_status MSM_PUB(_tables_build)(TAB_T **out, const AFF *bases, size_t n, unsign
         atomic_init(&a.nomem, 0);
         cz_pool_parallel_range(pool, 0, a.nchunks, 1, S(tab_build_range), &a);
         if (atomic_load(&a.nomem)) {
-            free(tb->mem);
+            free(tb->own);
             free(tb);
             return cz_err(err, CZ_ERR_NOMEM, "msm tables: out of memory for a build buffer");
         }
@@ -1323,7 +1350,7 @@ cz_status MSM_PUB(_tables_build)(TAB_T **out, const AFF *bases, size_t n, unsign
 void MSM_PUB(_tables_free)(TAB_T *tab)
 {
     if (!tab) return;
-    free(tab->mem);
+    free(tab->own);
     free(tab);
 }
 

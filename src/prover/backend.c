@@ -64,6 +64,7 @@ typedef struct {
     bool auto_setup;
     bool params_validate_full; /* ceremony files read fully */
     uint64_t msm_tables_bytes;  /* cz_prover_config.msm_tables_bytes */
+    bool msm_tables_no_file;    /* cz_prover_config.msm_tables_no_file */
     pthread_mutex_t tables_mu;  /* the lazy table builds of offline copies */
     FILE *log;
     pthread_mutex_t mu;
@@ -91,6 +92,7 @@ typedef struct loaded_t {
     cz_groth16_pvk *pvk;
     size_t m;
     bool tables_done;  /* offline copies: tables built (or none planned); under tables_mu */
+    char tables_path[4100]; /* <base>.tables: the MSM table file ("" = none kept) */
     /* identity of this set on the GPUs (cz_cuda_params_generation): a
      * new load at the address of a freed set never reuses its SRS */
     uint64_t gen;
@@ -435,6 +437,11 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
     }
     L->c = c; /* L holds c's reference until be_unload */
     L->m = domain_of(c->pce);
+    size_t bl = strlen(base);
+    if (!b->msm_tables_no_file && bl + sizeof ".tables" <= sizeof L->tables_path) { /* else none kept */
+        memcpy(L->tables_path, base, bl);
+        memcpy(L->tables_path + bl, ".tables", sizeof ".tables");
+    }
 #ifdef CUZK_HAVE_CUDA
     L->gen = cz_cuda_params_generation();
 #endif
@@ -444,12 +451,50 @@ static cz_status load_at(backend_ctx *b, const char *id, const char *base, bool 
 
 static void be_unload(void *ctx, const char *id, void *params);
 
-/* Builds L's MSM tables (b->msm_tables_bytes), with one log line saying
- * what was built; *ms: the build time. */
+/* Keeps L's freshly built tables in L->tables_path (temporary name, then
+ * renamed): a failure is logged and costs only the next start's build. */
+static void save_tables(backend_ctx *b, const char *id, loaded_t *L)
+{
+    cz_errbuf e = {{0}};
+    cz__staging s;
+    cz__stage_init(&s);
+    cz__stage_sweep(L->tables_path, b->log);
+    const char *tmp = cz__stage(&s, L->tables_path);
+    double t0 = now_ms();
+    cz_status st = tmp ? cz__tables_file_write(tmp, L->params, L->c->pce, b->pool, &e)
+                       : cz_err(&e, CZ_ERR_INVALID_ARG, "%s: path too long", L->tables_path);
+    if (st == CZ_OK) st = cz__stage_commit(&s, false, &e);
+    else cz__stage_abort(&s);
+    if (b->log) {
+        if (st == CZ_OK)
+            fprintf(b->log, "cuzk: %s: MSM tables kept in %s (%.1f s)\n", id, L->tables_path, (now_ms() - t0) / 1e3);
+        else
+            fprintf(b->log, "cuzk: %s: cannot keep the MSM tables: %s\n", id, e.msg);
+        fflush(b->log);
+    }
+}
+
+/* Gives L its MSM tables (b->msm_tables_bytes): mapped from
+ * L->tables_path when that file holds the tables planned now for these
+ * very bases (cz__tables_file_map checks it all), built otherwise and then
+ * kept there; one log line says which. *ms: the time taken. */
 static cz_status build_tables(backend_ctx *b, const char *id, loaded_t *L, double *ms, cz_errbuf *e)
 {
     double t0 = now_ms();
-    cz_status st = cz_groth16_params_build_tables(L->params, L->c->pce, b->msm_tables_bytes, b->pool, e);
+    bool mapped = false;
+    cz_status st = CZ_ERR_NOT_FOUND;
+    cz_groth16_tables_plan plan;
+    cz_groth16_tables_plan_for(&plan, L->c->pce, b->msm_tables_bytes, b->pool);
+    if (plan.bytes && L->tables_path[0]) {
+        cz_errbuf fe = {{0}};
+        st = cz__tables_file_map(L->tables_path, L->params, L->c->pce, &plan, b->pool, &fe);
+        if (st == CZ_OK) mapped = true;
+        else if (st != CZ_ERR_NOT_FOUND && b->log) {
+            fprintf(b->log, "cuzk: %s: %s; building the MSM tables again\n", id, fe.msg);
+            fflush(b->log);
+        }
+    }
+    if (st != CZ_OK) st = cz_groth16_params_build_tables(L->params, L->c->pce, b->msm_tables_bytes, b->pool, e);
     double dt = now_ms() - t0;
     if (ms) *ms = dt;
     if (st != CZ_OK) return st;
@@ -469,11 +514,12 @@ static cz_status build_tables(backend_ctx *b, const char *id, loaded_t *L, doubl
                     off += (size_t)snprintf(parts + off, sizeof parts - off, "%s%s %ux%u", off ? ", " : "", names[q],
                                             tq, bq);
             }
-            fprintf(b->log, "cuzk: %s: MSM tables %s (%.1f MB) built in %.1f s\n", id, parts,
-                    (double)t->bytes / 1e6, dt / 1e3);
+            fprintf(b->log, "cuzk: %s: MSM tables %s (%.1f MB) %s in %.1f s\n", id, parts,
+                    (double)t->bytes / 1e6, mapped ? "read from the table file" : "built", dt / 1e3);
         }
         fflush(b->log);
     }
+    if (t && !mapped && L->tables_path[0]) save_tables(b, id, L);
     return CZ_OK;
 }
 
@@ -1017,6 +1063,7 @@ cz_status cz_prover_backend_create(cz_engine_backend *out, const cz_prover_confi
     b->auto_setup = cfg->auto_setup;
     b->params_validate_full = cfg->params_validate_full;
     b->msm_tables_bytes = cfg->msm_tables_bytes;
+    b->msm_tables_no_file = cfg->msm_tables_no_file;
     b->log = cfg->log;
     pthread_mutex_init(&b->mu, NULL);
     pthread_mutex_init(&b->tables_mu, NULL);

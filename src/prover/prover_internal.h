@@ -152,6 +152,34 @@ cz_status cz__cache_write(const char *path, const cz_groth16_params *p, const ui
                           cz_errbuf *err);
 cz_status cz__cache_load(const char *path, const uint8_t circuit_hash[32], cz_groth16_params **out, cz_errbuf *err);
 
+/* ---- MSM table files (tables_file.c; the format is described there) ---- */
+/* What a table file's header says. */
+typedef struct {
+    cz_groth16_tables_plan plan; /* n, t, bits per query; bytes as cz_groth16_params_tables_bytes counts */
+    uint64_t off[CZ_GROTH16_NQ]; /* file offset of each query's points */
+    uint64_t a_off, b_off;       /* where the tables' bases start in A and in B */
+    uint8_t bases_sha[32];       /* digest of the bases the tables were built from */
+} cz__tables_file_info;
+/* Checks the header of a table file of len bytes at m against the length
+ * and the point sizes of this build (nothing else: no digest, no plan).
+ * CZ_ERR_TRUNCATED / CZ_ERR_FORMAT naming the field. */
+cz_status cz__tables_file_parse(const uint8_t *m, size_t len, cz__tables_file_info *fi, cz_errbuf *err);
+/* Checks the trailing digest of a table file (len >= 4096 + 32):
+ * CZ_ERR_FORMAT on a mismatch. Parallel on pool. */
+cz_status cz__tables_file_digest_ok(const uint8_t *m, size_t len, cz_pool *pool, cz_errbuf *err);
+/* Writes p->tables (which must exist; p must fit pce) to path as it is
+ * (no temporary name: the caller stages it). */
+cz_status cz__tables_file_write(const char *path, const cz_groth16_params *p, const cz_pce *pce, cz_pool *pool,
+                                cz_errbuf *err);
+/* Maps path and installs its tables in p when everything checks out: the
+ * header, the shape against plan (what the loader plans now), the inputs
+ * against pce, the digest of p's bases against the one recorded, the
+ * file's digest. CZ_ERR_NOT_FOUND when there is no file; otherwise an
+ * error naming the path and what differs (CZ_ERR_MISMATCH: made for other
+ * bases or another plan; CZ_ERR_FORMAT / CZ_ERR_TRUNCATED: not a sound
+ * file), p untouched. */
+cz_status cz__tables_file_map(const char *path, cz_groth16_params *p, const cz_pce *pce,
+                              const cz_groth16_tables_plan *plan, cz_pool *pool, cz_errbuf *err);
 /* In-memory bytes of parameters for this circuit, from its counts. */
 uint64_t cz__params_bytes_for(const cz_pce *pce);
 

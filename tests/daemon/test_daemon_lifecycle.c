@@ -389,6 +389,7 @@ static void test_example_config(void **state)
     assert_non_null(strstr(log, "type = groth16"));
     assert_non_null(strstr(log, "memory_budget = auto"));
     assert_non_null(strstr(log, "drain_on_shutdown = true"));
+    assert_non_null(strstr(log, "msm_tables = 0\nmsm_tables_file = true\n"));
     /* the gRPC keys and the socket permissions are printed too */
     assert_non_null(strstr(log, "[grpc]\nlisten = \nmax_message_bytes = 268435456\nmax_calls = 1024\n"));
     assert_non_null(strstr(log, "socket_mode = 0600\nsocket_group = \n"));
@@ -405,11 +406,11 @@ static void test_example_config(void **state)
     free(log);
     dt_cleanup(&d);
     /* the MSM tables' limit and the store's node retention */
-    const char *args4[] = {"--set", "backend.msm_tables=512M", "--set", "store.node_retention_ms=0", "--print-config",
-                           NULL};
+    const char *args4[] = {"--set", "backend.msm_tables=512M", "--set", "backend.msm_tables_file=false", "--set",
+                           "store.node_retention_ms=0", "--print-config", NULL};
     assert_int_equal(dt_spawn(&d, NULL, args4), 0);
     log = dt_read_file(d.log);
-    assert_non_null(strstr(log, "msm_tables = 536870912\n"));
+    assert_non_null(strstr(log, "msm_tables = 536870912\nmsm_tables_file = false\n"));
     assert_non_null(strstr(log, "node_retention_ms = 0\n"));
     free(log);
     dt_cleanup(&d);

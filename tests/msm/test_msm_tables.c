@@ -204,6 +204,57 @@ static void test_table_contents(void **state)
     free(s);
 }
 
+/* A set wrapped over a copy of a built set's points (what a table file
+ * gives back) sums to the same point in both groups; its points are the
+ * copy, used in place; wrap refuses what build refuses, and NULL points. */
+#define WRAP_CHECK(G, N, T, B)                                                                   \
+    do {                                                                                         \
+        cz_##G##_affine *b = malloc((N) * sizeof *b);                                            \
+        cz_scalar *s = malloc((N) * sizeof *s);                                                  \
+        G##_bases(b, N, 7);                                                                      \
+        sc_fill(s, N, 0, B);                                                                     \
+        cz_msm_##G##_tables *built = G##_build(b, N, T, B, pools[2]), *wrapped = NULL;           \
+        size_t bytes = ((T) - 1) * (size_t)(N) * sizeof(cz_##G##_affine);                         \
+        cz_##G##_affine *copy = malloc(bytes);                                                   \
+        memcpy(copy, cz_msm_##G##_tables_points(built), bytes);                                   \
+        cz_errbuf err = {{0}};                                                                   \
+        assert_int_equal(cz_msm_##G##_tables_wrap(&wrapped, b, N, T, B, copy, &err), CZ_OK);     \
+        assert_ptr_equal(cz_msm_##G##_tables_points(wrapped), copy);                             \
+        assert_int_equal(cz_msm_##G##_tables_count(wrapped), T);                                 \
+        cz_##G##_jac r1, r2;                                                                     \
+        assert_int_equal(cz_msm_##G##_tables_msm(&r1, built, s, pools[2], NULL), CZ_OK);         \
+        assert_int_equal(cz_msm_##G##_tables_msm(&r2, wrapped, s, pools[2], NULL), CZ_OK);       \
+        assert_true(cz_##G##_jac_eq(&r1, &r2));                                                  \
+        /* a changed point changes the sum: the wrapped set reads the copy */                    \
+        copy[(N) + 3] = b[0];                                                                    \
+        assert_int_equal(cz_msm_##G##_tables_msm(&r2, wrapped, s, pools[2], NULL), CZ_OK);       \
+        assert_false(cz_##G##_jac_eq(&r1, &r2));                                                 \
+        cz_msm_##G##_tables_free(wrapped); /* frees neither bases nor points */                  \
+        cz_msm_##G##_tables_free(built);                                                         \
+        free(copy);                                                                              \
+        free(b);                                                                                 \
+        free(s);                                                                                 \
+    } while (0)
+
+static void test_wrap(void **state)
+{
+    (void)state;
+    WRAP_CHECK(g1, 300, 8, 32);
+    WRAP_CHECK(g2, 120, 16, 16);
+    cz_g1_affine b[4];
+    g1_bases(b, 4, 1);
+    cz_msm_g1_tables *tab = (cz_msm_g1_tables *)(uintptr_t)1;
+    cz_errbuf err = {{0}};
+    assert_int_equal(cz_msm_g1_tables_wrap(&tab, b, 4, 16, 16, NULL, &err), CZ_ERR_INVALID_ARG);
+    assert_null(tab);
+    assert_non_null(strstr(err.msg, "points is NULL"));
+    assert_int_equal(cz_msm_g1_tables_wrap(&tab, b, 4, 17, 15, b, &err), CZ_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "17·15 = 255"));
+    assert_int_equal(cz_msm_g1_tables_wrap(&tab, b, 4, 1, 256, NULL, &err), CZ_OK); /* one table: no points */
+    assert_null(cz_msm_g1_tables_points(tab));
+    cz_msm_g1_tables_free(tab);
+}
+
 /* Small n against the naive double-and-add, every shape, edge scalars. */
 static void test_small_naive(void **state)
 {
@@ -686,6 +737,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_table_contents),
+        cmocka_unit_test(test_wrap),
         cmocka_unit_test(test_small_naive),
         cmocka_unit_test(test_edge_scalars),
         cmocka_unit_test(test_windows),

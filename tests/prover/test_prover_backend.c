@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -256,6 +257,76 @@ static void tables_through_the_engine(void **state)
     free(logbuf);
 }
 
+/* Builds or maps the offline copy's tables of mulchain-5000 (1 GB limit)
+ * in a new back-end, proves and verifies with them; returns its log. */
+static char *offline_tables_log(bool no_file)
+{
+    char *logbuf = NULL;
+    size_t loglen = 0;
+    FILE *log = open_memstream(&logbuf, &loglen);
+    assert_non_null(log);
+    cz_prover_config pc = {.param_dir = dir, .threads = 2, .msm_tables_bytes = 1ull << 30, .log = log,
+                           .msm_tables_no_file = no_file};
+    cz_engine_backend be;
+    cz_errbuf e = {{0}};
+    assert_int_equal(cz_prover_backend_create(&be, &pc, &e), CZ_OK);
+    const char *cid = "mulchain-5000", *payload = "{\"x0\": \"78\"}";
+    uint64_t bytes = 0;
+    if (cz_prover_build_tables(&be, cid, NULL, &bytes, NULL, &e) != CZ_OK) fail_msg("tables: %s", e.msg);
+    assert_true(bytes > (8ull << 20));
+    uint8_t proof[CZ_GROTH16_PROOF_BYTES];
+    assert_int_equal(cz_prover_prove(&be, cid, NULL, (const uint8_t *)payload, strlen(payload), 1, false, proof, NULL,
+                                     &e), CZ_OK);
+    assert_int_equal(cz_prover_verify(&be, cid, NULL, (const uint8_t *)payload, strlen(payload), 1, proof,
+                                      sizeof proof, &e), CZ_OK);
+    cz_prover_backend_destroy(&be);
+    fclose(log);
+    return logbuf;
+}
+
+/* backend.msm_tables_file: the tables built by the loads above were kept
+ * in <dir>/mulchain-5000.tables; a new back-end maps them instead of
+ * building; a damaged file is named, rebuilt and replaced; with the file
+ * turned off nothing is read or written. */
+static void tables_kept_in_a_file(void **state)
+{
+    (void)state;
+    char tp[128];
+    snprintf(tp, sizeof tp, "%s/mulchain-5000.tables", dir);
+    struct stat sb;
+    assert_int_equal(stat(tp, &sb), 0);
+    char *log = offline_tables_log(false);
+    assert_non_null(strstr(log, "read from the table file"));
+    assert_null(strstr(log, "built in"));
+    free(log);
+
+    /* a flipped byte in the points */
+    FILE *f = fopen(tp, "r+b");
+    assert_non_null(f);
+    fseek(f, 4096 + 12345, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, 4096 + 12345, SEEK_SET);
+    fputc(c ^ 1, f);
+    fclose(f);
+    log = offline_tables_log(false);
+    assert_non_null(
+        strstr(log, "mulchain-5000.tables: digest mismatch (a corrupt file); building the MSM tables again"));
+    assert_non_null(strstr(log, ") built in "));
+    assert_non_null(strstr(log, "MSM tables kept in "));
+    free(log);
+    log = offline_tables_log(false); /* the replacement is sound */
+    assert_non_null(strstr(log, "read from the table file"));
+    free(log);
+
+    /* turned off: built, and no file appears */
+    assert_int_equal(unlink(tp), 0);
+    log = offline_tables_log(true);
+    assert_non_null(strstr(log, ") built in "));
+    assert_null(strstr(log, "kept in"));
+    free(log);
+    assert_int_not_equal(stat(tp, &sb), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +334,7 @@ int main(void)
         cmocka_unit_test(store_refusals),
         cmocka_unit_test(porep_through_the_engine),
         cmocka_unit_test(tables_through_the_engine),
+        cmocka_unit_test(tables_kept_in_a_file),
     };
     return cmocka_run_group_tests(tests, setup_dir, rm_dir);
 }
