@@ -196,13 +196,17 @@ fail2:
  * rather than by term: part p scans every term and applies those of its
  * rows (the scan is ~48 bytes a term; the product and the row's cache miss
  * are the cost, and those are shared out). Each row sums its terms in file
- * order whatever the split. */
+ * order whatever the split. A coefficient of 1 or -1 adds or subtracts the
+ * witness value without the product (the same field element): circom's
+ * bit and SHA-256 constraints are mostly such terms (84 % of shaped-18's
+ * 1.29 M; 4 % of the Poseidon preset's). */
 typedef struct {
     const cz_snarkjs_zkey *z;
     const cz_fr *w;
     cz_fr *a, *b, *c;
     uint64_t K, mask;
     size_t nparts;
+    cz_fr minus_one;
 } abc_ctx;
 
 static void abc_part(void *arg, size_t part)
@@ -213,10 +217,16 @@ static void abc_part(void *arg, size_t part)
         const cz_zkey_coef *k = &x->z->coefs[i];
         size_t j = (size_t)((x->K * k->constraint) & x->mask);
         if (j < lo || j >= hi) continue;
-        cz_fr t;
-        cz_fr_mul(&t, &k->value, &x->w[k->signal]);
         cz_fr *dst = k->matrix ? x->b : x->a;
-        cz_fr_add(&dst[j], &dst[j], &t);
+        if (cz_fr_is_one(&k->value)) {
+            cz_fr_add(&dst[j], &dst[j], &x->w[k->signal]);
+        } else if (cz_fr_eq(&k->value, &x->minus_one)) {
+            cz_fr_sub(&dst[j], &dst[j], &x->w[k->signal]);
+        } else {
+            cz_fr t;
+            cz_fr_mul(&t, &k->value, &x->w[k->signal]);
+            cz_fr_add(&dst[j], &dst[j], &t);
+        }
     }
     for (size_t j = lo; j < hi; j++) cz_fr_mul(&x->c[j], &x->a[j], &x->b[j]);
 }
@@ -229,7 +239,9 @@ cz_status cz_snarkjs_eval_abc(const cz_snarkjs_zkey *z, const cz_fr *w, size_t n
     size_t dn = z->domain_size;
     memset(a, 0, dn * sizeof *a);
     memset(b, 0, dn * sizeof *b);
-    abc_ctx x = {z, w, a, b, c, cz__snarkjs_root_exponent(), dn - 1, pool ? cz_pool_size(pool) + 1 : 1};
+    abc_ctx x = {z, w, a, b, c, cz__snarkjs_root_exponent(), dn - 1, pool ? cz_pool_size(pool) + 1 : 1, {{0}}};
+    cz_fr_from_u64(&x.minus_one, 1);
+    cz_fr_neg(&x.minus_one, &x.minus_one);
     if (x.nparts > dn) x.nparts = dn;
     cz_pool_parallel_for(pool, x.nparts, abc_part, &x);
     return CZ_OK;

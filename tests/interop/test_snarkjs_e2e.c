@@ -8,6 +8,7 @@
 #include "testutil.h"
 #include "cuzk/snarkjs.h"
 #include "cuzk/circuits.h"
+#include "interop/interop_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +295,25 @@ static void zkey_converted_to_params(void **state)
     assert_memory_equal(ser, in.a, m * sizeof(cz_fr));
     assert_memory_equal(ser + m, in.b, m * sizeof(cz_fr));
     assert_memory_equal(ser + 2 * m, in.c, m * sizeof(cz_fr));
+    /* and as the definition says: every term a product, summed per row in
+     * file order at row K·constraint (the ±1 terms, most of this key's,
+     * take no product in cz_snarkjs_eval_abc) */
+    size_t n_pm1 = 0;
+    cz_fr one, minus_one;
+    cz_fr_from_u64(&one, 1);
+    cz_fr_neg(&minus_one, &one);
+    memset(ser, 0, 2 * m * sizeof(cz_fr));
+    for (size_t i = 0; i < z->n_coefs; i++) {
+        const cz_zkey_coef *k = &z->coefs[i];
+        size_t j = (size_t)((cz__snarkjs_root_exponent() * k->constraint) & (m - 1));
+        cz_fr t;
+        cz_fr_mul(&t, &k->value, &w->w[k->signal]);
+        cz_fr_add(&ser[k->matrix * m + j], &ser[k->matrix * m + j], &t);
+        n_pm1 += cz_fr_eq(&k->value, &one) || cz_fr_eq(&k->value, &minus_one);
+    }
+    assert_true(n_pm1 > 0); /* circom's: every one of this key's terms is ±1 */
+    assert_memory_equal(ser, in.a, m * sizeof(cz_fr));
+    assert_memory_equal(ser + m, in.b, m * sizeof(cz_fr));
     free(ser);
     uint8_t proof[192];
     st = cz_groth16_prove(params, shape, &in, pool, NULL, proof, NULL, &e);
