@@ -111,7 +111,7 @@ static cz_status chunked_digest(const span *sp, size_t nsp, cz_pool *pool, uint8
     if (!j.digests) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
     cz_pool_parallel_range(pool, 0, nchunks, 1, chunk_range, &j);
     unsigned dl = 32;
-    int ok = !j.failed && EVP_Digest(j.digests, 32 * nchunks, out, &dl, EVP_sha256(), NULL);
+    int ok = !__atomic_load_n(&j.failed, __ATOMIC_RELAXED) && EVP_Digest(j.digests, 32 * nchunks, out, &dl, EVP_sha256(), NULL);
     free(j.digests);
     return ok ? CZ_OK : cz_err(err, CZ_ERR_NOMEM, "SHA-256: out of memory");
 }
