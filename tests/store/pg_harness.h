@@ -2,7 +2,8 @@
  * A throw-away PostgreSQL server for the store's tests: initdb into a
  * scratch directory, a postmaster listening only on a unix socket in that
  * directory (listen_addresses = '', fsync off: nothing here must survive a
- * crash), started and stopped by the test itself, never a system service.
+ * machine crash, but every acknowledged commit survives the server's own
+ * death), started and stopped by the test itself, never a system service.
  *
  * PostgreSQL refuses to run as root. Run as root (CI is), the server runs
  * as the user "nobody" (setuid in the forked child; the scratch directory
