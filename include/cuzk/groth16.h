@@ -37,6 +37,7 @@
 
 #include "cuzk/circuit.h"
 #include "cuzk/curve.h"
+#include "cuzk/msm.h"
 #include "cuzk/pairing.h"
 #include "cuzk/threadpool.h"
 
@@ -107,12 +108,50 @@ typedef struct {
 void cz_groth16_tables_plan_for(cz_groth16_tables_plan *plan, const cz_pce *pce, uint64_t max_bytes,
                                 const cz_pool *pool);
 
+/* The same plan from the queries' base counts alone (n[q] for H, L, A,
+ * B_G1, B_G2), for bases that are not a cuzk parameter set (a snarkjs
+ * .zkey's: cuzk/snarkjs.h); cz_groth16_tables_plan_for is this with the
+ * counts of pce. */
+void cz_groth16_tables_plan_counts(cz_groth16_tables_plan *plan, const size_t n[CZ_GROTH16_NQ],
+                                   uint64_t max_bytes, const cz_pool *pool);
+
+/* A table set per planned query, over bases the caller keeps: bases[q]
+ * (plan->n[q] points: G2 for CZ_GROTH16_Q_B_G2, G1 otherwise; NULL where
+ * plan->t[q] = 0) must stay valid and unchanged until the set is freed.
+ * The prover's parameters hold one (cz_groth16_params.tables); a .zkey's
+ * prover takes one (cz_snarkjs_prove_tables). */
+typedef struct cz_groth16_tables cz_groth16_tables;
+/* Builds the set (*out NULL when the plan has no table). Errors as
+ * cz_msm_gX_tables_build (CZ_ERR_INVALID_ARG naming the shape), CZ_ERR_NOMEM. */
+CZ_WUR cz_status cz_groth16_tables_build(cz_groth16_tables **out, const cz_groth16_tables_plan *plan,
+                                         const void *const bases[CZ_GROTH16_NQ], cz_pool *pool, cz_errbuf *err);
+/* A set over points made earlier, used in place (cz_msm_gX_tables_wrap):
+ * points[q] holds query q's tables 1..t-1 as cz_groth16_tables_points gave
+ * them. map, map_len (map may be NULL): a mapping holding the points, the
+ * set's to unmap when freed (also on error). */
+CZ_WUR cz_status cz_groth16_tables_wrap(cz_groth16_tables **out, const cz_groth16_tables_plan *plan,
+                                        const void *const bases[CZ_GROTH16_NQ],
+                                        const void *const points[CZ_GROTH16_NQ], void *map, size_t map_len,
+                                        cz_errbuf *err);
+/* Query q's table set: its shape (t = 0: none) and the points of its
+ * tables 1..t-1 ((t-1)·n points; NULL when t < 2). */
+const void *cz_groth16_tables_points(const cz_groth16_tables *t, int q, size_t *n, unsigned *tt, unsigned *bits);
+/* Query q's table set for the MSM calls (NULL: none for q, or t NULL). */
+const cz_msm_g1_tables *cz_groth16_tables_g1(const cz_groth16_tables *t, int q);
+const cz_msm_g2_tables *cz_groth16_tables_g2(const cz_groth16_tables *t);
+/* Bytes the set holds (0 for NULL). */
+uint64_t cz_groth16_tables_bytes(const cz_groth16_tables *t);
+void cz_groth16_tables_free(cz_groth16_tables *t);
+
 /* Builds p->tables by that plan (nothing when it plans no table; an
  * existing set is replaced). Cost: about n·bits·(t-1) doublings per query
  * (cuzk/msm.h), in parallel on pool. CZ_ERR_MISMATCH when p does not fit
  * pce (cz_groth16_params_check_shape), CZ_ERR_NOMEM. */
 CZ_WUR cz_status cz_groth16_params_build_tables(cz_groth16_params *p, const cz_pce *pce, uint64_t max_bytes,
                                                 cz_pool *pool, cz_errbuf *err);
+/* The bases of each query's tables in p: H, L, and the aux parts of A and
+ * B (from pce's input counts), as cz_groth16_tables_build takes them. */
+void cz_groth16_params_tables_bases(const cz_groth16_params *p, const cz_pce *pce, const void *out[CZ_GROTH16_NQ]);
 /* Bytes p->tables holds (0 without tables). */
 uint64_t cz_groth16_params_tables_bytes(const cz_groth16_params *p);
 /* Query q's table set, for keeping it in a file: its shape (t = 0: none)

@@ -58,6 +58,7 @@
 
 #include "cuzk/engine.h"
 #include "cuzk/groth16.h"
+#include "cuzk/snarkjs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -125,6 +126,41 @@ typedef struct {
  * size and the time taken (0 when they were there). */
 CZ_WUR cz_status cz_prover_build_tables(const cz_engine_backend *b, const char *circuit_id, const char *base,
                                         uint64_t *bytes, double *ms, cz_errbuf *err);
+
+/* ---- MSM tables of a snarkjs .zkey (cuzk prove --zkey --tables) ---------- */
+typedef struct {
+    bool mapped;            /* read from the file */
+    bool built;             /* built now (the file was missing or did not check out) */
+    bool written;           /* ...and kept in the file */
+    char why[512];          /* why an existing file was not used ("" when it was, or there was none) */
+    char write_error[512];  /* why a built set could not be kept ("" when it was) */
+    double ms;              /* time taken */
+} cz_zkey_tables_info;
+
+/* The precomputed MSM tables of z's queries (cz_snarkjs_zkey_tables_bases),
+ * kept in path (conventionally <key>.tables; the format of a parameter
+ * set's table file, docs/parameters.md "MSM table files"). Mapped when the
+ * file checks out for z: its header, each query's base count, the digest
+ * of z's bases; not the whole file's digest, as every proof is verified
+ * and cz_snarkjs_prove_tables retries without tables that fail it (why:
+ * zkey_tables.c). Otherwise, with build, made now: by plan when given
+ * (explicit shapes; plan->n must be z's counts), else by
+ * cz_groth16_tables_plan_counts within max_bytes on pool; then written
+ * under a temporary name and renamed over path (a failed write is
+ * info->write_error, the tables are still returned). Without build, or
+ * when nothing pays, *out is NULL (CZ_OK): prove without tables. Errors:
+ * the build's (CZ_ERR_NOMEM), CZ_ERR_INVALID_ARG for a plan that does not
+ * fit z. The tables use z's arrays: free them (cz_groth16_tables_free)
+ * before z. */
+/* The plan cz_prover_zkey_tables makes without an explicit one:
+ * cz_groth16_tables_plan_counts over z's counts, leaving out every query
+ * whose bases are mostly the point at infinity (a key's A and B run over
+ * every signal; in many circuits most signals are in no A or no B row). */
+void cz_prover_zkey_tables_plan(cz_groth16_tables_plan *plan, const cz_snarkjs_zkey *z, uint64_t max_bytes,
+                                const cz_pool *pool);
+CZ_WUR cz_status cz_prover_zkey_tables(cz_groth16_tables **out, const cz_snarkjs_zkey *z, const char *path,
+                                       uint64_t max_bytes, const cz_groth16_tables_plan *plan, bool build,
+                                       cz_pool *pool, cz_zkey_tables_info *info, cz_errbuf *err);
 
 #define CZ_PROVER_MAX_GPUS 64
 

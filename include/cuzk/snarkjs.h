@@ -175,6 +175,24 @@ void cz_snarkjs_vk_clear(cz_snarkjs_vk *vk);
  * witnesses only on a machine nobody else runs code on. */
 CZ_WUR cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_fr *w, size_t n,
                                   cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err);
+/* A key's queries as the bases of precomputed MSM tables
+ * (cz_groth16_tables_build, cz_groth16_tables_plan_counts): H = §9
+ * (domain_size points), L = C, §8 (the private signals), A = §5, B_G1 =
+ * §6, B_G2 = §7 (n_vars points each). The arrays are z's. */
+void cz_snarkjs_zkey_tables_bases(const cz_snarkjs_zkey *z, const void *bases[CZ_GROTH16_NQ],
+                                  size_t n[CZ_GROTH16_NQ]);
+/* cz_snarkjs_prove with precomputed tables of z's queries (tabs over the
+ * bases cz_snarkjs_zkey_tables_bases gives; NULL: none; a query without a
+ * set runs the plain MSM): the same proof for the same r, s. Tables are
+ * trusted no more than the key: every proof is self-verified as above, and
+ * one made with tabs that fails that check is made again without them.
+ * If that one passes, the tables were wrong (a corrupt table file): CZ_OK
+ * with *tables_bad set, so the caller can drop them; otherwise its error
+ * (the witness or the key), *tables_bad false. CZ_ERR_MISMATCH when a set
+ * is over another number of bases than the key's query. */
+CZ_WUR cz_status cz_snarkjs_prove_tables(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z,
+                                         const cz_groth16_tables *tabs, const cz_fr *w, size_t n, cz_pool *pool,
+                                         const cz_fr *test_rs, bool *tables_bad, cz_errbuf *err);
 /* A .zkey for cuzk's own parameters: p from cz_groth16_setup of pce, h_odd
  * the odd-coset H query that setup returned (cz_groth16_setup_opts.h_odd_out).
  * snarkjs can then prove (with a .wtns of inputs ‖ aux, written by

@@ -21,6 +21,7 @@
  * `cuzk bench msm --log-n k` times.
  */
 #include "bench_util.h"
+#include "cli_util.h"
 #include "opts.h"
 #include "commands.h"
 #include "cuzk/prover.h"
@@ -79,27 +80,29 @@ static unsigned long long meta_value(const char *dir, const char *circuit, const
     return v;
 }
 
-/* "512M", "2G", "1048576": decimal digits and an optional K/M/G/T
- * (powers of 1024), as cuzkd's size keys. */
-static bool parse_size(const char *s, uint64_t *out)
+/* One timed run of cmd (none when cmd is "" or an earlier run failed),
+ * into ms[*n]; a failure is reported once and stops the series. */
+static void time_process(const char *what, const char *cmd, double *ms, long *n, bool *failed)
 {
-    if (!*s) return false;
-    uint64_t v = 0;
-    const char *p = s;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (v > (UINT64_MAX - 9) / 10) return false;
-        v = v * 10 + (uint64_t)(*p - '0');
+    if (!cmd[0] || *failed) return;
+    int sr = wall_ms(cmd, &ms[*n]);
+    if (sr != 0) {
+        fprintf(stderr, "bench prove: %s failed (%d): %s\n", what, sr, cmd);
+        *failed = true;
+    } else {
+        (*n)++;
     }
-    if (p == s) return false;
-    unsigned shift = 0;
-    if (*p) {
-        const char *u = strchr("KMGT", *p);
-        if (!u || p[1]) return false;
-        shift = 10 * (unsigned)(u - "KMGT" + 1);
-    }
-    if (shift && v > (UINT64_MAX >> shift)) return false;
-    *out = v << shift;
-    return true;
+}
+
+/* The median of n process times and its ratio to snarkjs's sms. */
+static void report_process(cz_bench_report *r, const char *extra, double sms, double *ms, long n, const char *name,
+                           const char *ratio)
+{
+    if (n < 1) return;
+    qsort(ms, (size_t)n, sizeof *ms, cmp_d);
+    double pms = ms[n / 2];
+    cz_bench_report_add(r, name, pms, "ms", extra);
+    cz_bench_report_add(r, ratio, sms / pms, "x", extra);
 }
 
 static const cz_opt prove_opts[] = {
@@ -108,7 +111,9 @@ static const cz_opt prove_opts[] = {
     CZ_NUM("--threads", "T", 0, 1024, "threads (0 = one per CPU, the default)"),
     CZ_STR("--param-dir", "DIR", "parameter store, set up when missing (default $CUZK_PARAM_DIR, else ./cuzk-params)"),
     CZ_NUM("--samples", "S", 1, 1000, "samples (default 3)"),
-    CZ_STR("--msm-tables", "SIZE", "precomputed MSM tables of at most SIZE bytes (K/M/G), built or read from DIR before the clock"),
+    CZ_STR("--msm-tables", "SIZE",
+           "precomputed MSM tables of at most SIZE bytes (K/M/G), built or read from DIR before the clock; with "
+           "--vs-snarkjs also times `cuzk prove --zkey --tables`"),
     CZ_FLAG("--vs-snarkjs", "also time snarkjs on the same .zkey and witness"),
     CZ_NUM("--snarkjs-samples", "N", 1, 100, "snarkjs runs (default 1)"),
     CZ_FLAG("--json", "JSON instead of a table"),
@@ -140,7 +145,7 @@ int cz_bench_prove(int argc, char **argv)
     bool json = cz_opt_flag(&oa, "--json"), vs = cz_opt_flag(&oa, "--vs-snarkjs");
     uint64_t tables_bytes = 0;
     const char *tables_opt = cz_opt_str(&oa, "--msm-tables", NULL);
-    if (tables_opt && !parse_size(tables_opt, &tables_bytes))
+    if (tables_opt && !cz_parse_size(tables_opt, &tables_bytes))
         return cz_usage_error(&prove_cmd, "--msm-tables: '%s' is not a size (bytes, K/M/G/T suffix)", tables_opt);
     cz_prover_config pc = {.param_dir = dir, .threads = (unsigned)cz_opt_num(&oa, "--threads", 0),
                            .auto_setup = true, .log = stderr, .msm_tables_bytes = tables_bytes};
@@ -181,14 +186,16 @@ int cz_bench_prove(int argc, char **argv)
      * other moved by a third from run to run. Interleaved, both medians
      * come from the same minutes. */
     long ss = vs ? cz_opt_num(&oa, "--snarkjs-samples", 1) : 0, nrounds = ss > 0 ? ss : 1;
-    char cmd[9000], pcmd[16384];
-    pcmd[0] = 0;
+    char cmd[9000], pcmd[16384], tcmd[16600];
+    pcmd[0] = tcmd[0] = 0;
     double *sj_ms = calloc((size_t)nrounds, sizeof *sj_ms), *zk_ms = calloc((size_t)nrounds, sizeof *zk_ms);
-    long n_sj = 0, n_zk = 0;
-    bool sj_failed = false, zk_failed = false;
-    if (!sj_ms || !zk_ms) {
+    double *tz_ms = calloc((size_t)nrounds, sizeof *tz_ms);
+    long n_sj = 0, n_zk = 0, n_tz = 0;
+    bool sj_failed = false, zk_failed = false, tz_failed = false;
+    if (!sj_ms || !zk_ms || !tz_ms) {
         free(sj_ms);
         free(zk_ms);
+        free(tz_ms);
         st = CZ_ERR_NOMEM;
         goto out;
     }
@@ -196,6 +203,7 @@ int cz_bench_prove(int argc, char **argv)
         if ((st = cz_prover_write_wtns(&be, circuit, payload, plen, 1, 0, wtns, &e)) != CZ_OK) {
             free(sj_ms);
             free(zk_ms);
+            free(tz_ms);
             goto out;
         }
         const char *sj = getenv("CZ_SNARKJS");
@@ -213,6 +221,20 @@ int cz_bench_prove(int argc, char **argv)
                      "'%s' prove --zkey '%s' --wtns '%s' --proof /dev/null --public /dev/null --threads %ld "
                      "2> /dev/null",
                      self, zkey, wtns, (long)cz_opt_num(&oa, "--threads", 0));
+            /* with --msm-tables, also with the key's own table file
+             * (`--tables`), built by one untimed run first: what a user
+             * proving many witnesses of one circuit runs */
+            if (tables_bytes) {
+                snprintf(tcmd, sizeof tcmd, "'%s' prove --zkey '%s' --wtns '%s' --proof /dev/null --public /dev/null "
+                         "--threads %ld --tables --msm-tables %s 2> /dev/null",
+                         self, zkey, wtns, (long)cz_opt_num(&oa, "--threads", 0), tables_opt);
+                double warm;
+                int sr = wall_ms(tcmd, &warm);
+                if (sr != 0) {
+                    fprintf(stderr, "bench prove: cuzk prove --zkey --tables failed (%d): %s\n", sr, tcmd);
+                    tz_failed = true;
+                }
+            }
         }
     }
     double *tot = calloc((size_t)samples, sizeof *tot);
@@ -227,6 +249,7 @@ int cz_bench_prove(int argc, char **argv)
                 free(tot);
                 free(sj_ms);
                 free(zk_ms);
+                free(tz_ms);
                 goto out;
             }
             tot[i] = (cz_now_ns() - t0) / 1e6;
@@ -247,18 +270,14 @@ int cz_bench_prove(int argc, char **argv)
                 n_sj++;
             }
         }
-        if (!pcmd[0] || zk_failed) continue;
-        if ((sr = wall_ms(pcmd, &zk_ms[n_zk])) != 0) {
-            fprintf(stderr, "bench prove: cuzk prove --zkey failed (%d): %s\n", sr, pcmd);
-            zk_failed = true;
-        } else {
-            n_zk++;
-        }
+        time_process("cuzk prove --zkey", pcmd, zk_ms, &n_zk, &zk_failed);
+        time_process("cuzk prove --zkey --tables", tcmd, tz_ms, &n_tz, &tz_failed);
     }
     if ((st = cz_prover_verify(&be, circuit, NULL, payload, plen, 1, proof, sizeof proof, &e)) != CZ_OK) {
         free(tot);
         free(sj_ms);
         free(zk_ms);
+        free(tz_ms);
         goto out;
     }
     qsort(tot, (size_t)samples, sizeof *tot, cmp_d);
@@ -305,15 +324,16 @@ int cz_bench_prove(int argc, char **argv)
         double sms = sj_ms[n_sj / 2];
         cz_bench_report_add(r, "snarkjs groth16 prove (wall, median)", sms, "ms", extra);
         cz_bench_report_add(r, "speed-up vs snarkjs", sms / med, "x", extra);
-        if (!zk_failed && n_zk > 0) {
-            qsort(zk_ms, (size_t)n_zk, sizeof *zk_ms, cmp_d);
-            double pms = zk_ms[n_zk / 2];
-            cz_bench_report_add(r, "cuzk prove --zkey, same files (wall, median)", pms, "ms", extra);
-            cz_bench_report_add(r, "speed-up vs snarkjs, process against process", sms / pms, "x", extra);
-        }
+        if (!zk_failed)
+            report_process(r, extra, sms, zk_ms, n_zk, "cuzk prove --zkey, same files (wall, median)",
+                           "speed-up vs snarkjs, process against process");
+        if (!tz_failed)
+            report_process(r, extra, sms, tz_ms, n_tz, "cuzk prove --zkey --tables, same files (wall, median)",
+                           "speed-up vs snarkjs, process against process, --tables");
     }
     free(sj_ms);
     free(zk_ms);
+    free(tz_ms);
     cz_bench_report_finish(r);
     rc = 0;
 out:

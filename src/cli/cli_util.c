@@ -83,3 +83,24 @@ int cz_write_file_in(const char *what, const char *dir, const char *name, const 
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return cz_write_file(what, path, buf, len);
 }
+
+bool cz_parse_size(const char *s, uint64_t *out)
+{
+    if (!*s) return false;
+    uint64_t v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (UINT64_MAX - 9) / 10) return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (p == s) return false;
+    unsigned shift = 0;
+    if (*p) {
+        const char *u = strchr("KMGT", *p);
+        if (!u || p[1]) return false;
+        shift = 10 * (unsigned)(u - "KMGT" + 1);
+    }
+    if (shift && v > (UINT64_MAX >> shift)) return false;
+    *out = v << shift;
+    return true;
+}

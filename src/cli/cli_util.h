@@ -14,6 +14,10 @@
 bool cz_hex32_parse(const char *s, uint8_t out[32]);
 /* The 32 bytes as 64 lowercase hex digits and a NUL. */
 void cz_hex32_format(char out[65], const uint8_t b[32]);
+/* "512M", "2G", "1048576": decimal digits and an optional K/M/G/T
+ * (powers of 1024), as cuzkd's size keys. False on anything else or an
+ * overflow. */
+bool cz_parse_size(const char *s, uint64_t *out);
 
 /* The whole file at path, malloc'd, with a NUL after its *len bytes (so a
  * text file can be used as a string). NULL with errno set when it cannot

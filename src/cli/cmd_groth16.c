@@ -4,6 +4,7 @@
  * sidecar) and for snarkjs/circom files (.zkey, .wtns, .r1cs, JSON).
  */
 #include "bench_util.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "opts.h"
 #include "cuzk/prover.h"
@@ -274,13 +275,21 @@ static const cz_opt prove_opts[] = {
      .modes = M_SNARKJS},
     {.name = "--check-key", .kind = CZ_OPT_FLAG,
      .help = "snarkjs: test every key point for its subgroup before proving (~25 us a point)", .modes = M_SNARKJS},
+    {.name = "--tables", .kind = CZ_OPT_FLAG,
+     .help = "snarkjs: precomputed MSM tables kept in C.zkey.tables: built and written by the first run (seconds "
+             "to a minute), mapped by later ones",
+     .modes = M_SNARKJS},
+    {.name = "--msm-tables", .kind = CZ_OPT_STR, .arg = "SIZE",
+     .help = "snarkjs: with --tables, at most SIZE bytes of tables when they are built (K/M/G; default 4G)",
+     .modes = M_SNARKJS},
     OPT_THREADS,
     {0},
 };
 static const cz_cmd prove_cmd = {
     .name = "cuzk prove",
     .synopsis = "--circuit ID [--params FILE.params] [--payload P.json] [--partitions N] -o proof.bin\n"
-                "   or: cuzk prove --zkey C.zkey --wtns C.wtns --proof proof.json --public public.json [--r1cs C.r1cs]",
+                "   or: cuzk prove --zkey C.zkey --wtns C.wtns --proof proof.json --public public.json\n"
+                "        [--r1cs C.r1cs] [--check-key] [--tables [--msm-tables SIZE]]",
     .about = "  --payload is required except for mulchain-N; -o - writes the proof to stdout when it is not a\n"
              "  terminal. Exit status: 0 proved, 1 failed, 2 usage, 3 an input could not be read or parsed.",
     .opts = prove_opts,
@@ -310,16 +319,55 @@ static int snarkjs_prove(const cz_args *a)
      * proof: cz_snarkjs_prove refuses any proof it would have changed (see
      * snarkjs.h). --check-key runs it up front; a refused proof runs it to
      * name the point. */
-    bool check_key = cz_opt_flag(a, "--check-key");
+    bool check_key = cz_opt_flag(a, "--check-key"), use_tables = cz_opt_flag(a, "--tables");
+    uint64_t tables_max = (uint64_t)4 << 30;
+    const char *tm = cz_opt_str(a, "--msm-tables", NULL);
+    if (tm && !use_tables) {
+        cz_pool_destroy(pool);
+        return cz_usage_error(&prove_cmd, "--msm-tables needs --tables");
+    }
+    if (tm && !cz_parse_size(tm, &tables_max)) {
+        cz_pool_destroy(pool);
+        return cz_usage_error(&prove_cmd, "--msm-tables: '%s' is not a size (bytes, K/M/G/T suffix)", tm);
+    }
     if (st == CZ_OK) st = cz_snarkjs_zkey_read(&z, zk, check_key ? 0 : CZ_SNARKJS_NO_SUBGROUP_CHECK, pool, &e);
     if (st == CZ_OK) st = cz_snarkjs_wtns_read(&w, wt, pool, &e);
     if (st == CZ_OK && r1) {
         size_t bad;
         if ((st = cz_snarkjs_r1cs_read(&r, r1, &e)) == CZ_OK) st = cz_snarkjs_r1cs_check(r, w->w, w->n, &bad, &e);
     }
+    /* --tables: <key>.tables mapped, or built and kept (cz_prover_zkey_tables) */
+    cz_groth16_tables *tabs = NULL;
+    char tpath[4200] = "";
+    if (st == CZ_OK && use_tables) {
+        cz_zkey_tables_info ti;
+        if ((size_t)snprintf(tpath, sizeof tpath, "%s.tables", zk) >= sizeof tpath)
+            st = cz_err(&e, CZ_ERR_INVALID_ARG, "--zkey: path too long for its .tables beside it");
+        else
+            st = cz_prover_zkey_tables(&tabs, z, tpath, tables_max, NULL, true, pool, &ti, &e);
+        if (st == CZ_OK) {
+            if (ti.why[0]) fprintf(stderr, "cuzk prove: %s; building the MSM tables again\n", ti.why);
+            if (ti.built)
+                fprintf(stderr, "cuzk prove: MSM tables (%.1f MB) built in %.1f s%s%s\n",
+                        (double)cz_groth16_tables_bytes(tabs) / 1e6, ti.ms / 1e3,
+                        ti.written ? ", kept in " : "; cannot keep them: ",
+                        ti.written ? tpath : ti.write_error);
+            else if (!tabs)
+                fprintf(stderr, "cuzk prove: no MSM tables pay for this key within %llu bytes\n",
+                        (unsigned long long)tables_max);
+        }
+    }
     cz_groth16_proof_pts p;
     double t0 = cz_now_ns();
-    if (st == CZ_OK) st = cz_snarkjs_prove(&p, z, w->w, w->n, pool, NULL, &e);
+    bool tables_bad = false;
+    if (st == CZ_OK) st = cz_snarkjs_prove_tables(&p, z, tabs, w->w, w->n, pool, NULL, &tables_bad, &e);
+    if (st == CZ_OK && tables_bad) {
+        /* the proof made with the tables failed its check and the one made
+         * without passed: the file is wrong; the next --tables run rebuilds */
+        fprintf(stderr, "cuzk prove: %s gave a proof that failed its check (a corrupt file): proved without it, "
+                        "and removed it\n", tpath);
+        unlink(tpath);
+    }
     if (st == CZ_ERR_NOT_IN_SUBGROUP && !check_key) {
         fprintf(stderr, "cuzk prove: %s; testing the key's points...\n", e.msg);
         cz_errbuf ke = {{0}};
@@ -337,6 +385,7 @@ static int snarkjs_prove(const cz_args *a)
     } else {
         rc = fail("prove", st, &e);
     }
+    cz_groth16_tables_free(tabs); /* before the key: they use its arrays */
     cz_snarkjs_r1cs_free(r);
     cz_snarkjs_wtns_free(w);
     cz_snarkjs_zkey_free(z);

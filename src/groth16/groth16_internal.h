@@ -12,10 +12,12 @@
 #include "cuzk/groth16.h"
 #include "cuzk/msm.h"
 
-/* cz_groth16_params.tables (tables.c): a table set per query that has one
- * (g1[] indexed by CZ_GROTH16_Q_*, its B_G2 slot unused), over the aux
- * parts of A and B, which start at a_off and b_off in p->a and p->b_g1/g2
- * (the circuit's input count and B-dense input count when built). */
+/* cz_groth16_tables (tables.c): a table set per query that has one
+ * (g1[] indexed by CZ_GROTH16_Q_*, its B_G2 slot unused). In a parameter
+ * set's (cz_groth16_params.tables) they are over the aux parts of A and B,
+ * which start at a_off and b_off in p->a and p->b_g1/g2 (the circuit's
+ * input count and B-dense input count when built); 0 in a set made apart
+ * from parameters. */
 struct cz_groth16_tables {
     cz_msm_g1_tables *g1[CZ_GROTH16_NQ];
     cz_msm_g2_tables *b_g2;
@@ -24,8 +26,6 @@ struct cz_groth16_tables {
     void *map;        /* a mapping the tables' points lie in (a table file), unmapped with them */
     size_t map_len;
 };
-typedef struct cz_groth16_tables cz_groth16_tables;
-void cz__groth16_tables_free(cz_groth16_tables *t);
 
 struct cz_groth16_pending {
     const cz_groth16_params *params;

@@ -30,7 +30,7 @@
 void cz_groth16_params_free(cz_groth16_params *p)
 {
     if (!p) return;
-    cz__groth16_tables_free(p->tables);
+    cz_groth16_tables_free(p->tables);
     if (p->storage_kind == CZ_GROTH16_STORAGE_MAPPED) {
         /* every array points into one read-only mapping (params cache) */
         munmap(p->storage, p->storage_bytes);

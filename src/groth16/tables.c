@@ -21,17 +21,11 @@
 /* Below this many bases a query's MSM is a few milliseconds: no tables. */
 #define MIN_TABLE_BASES 4096
 
-void cz_groth16_tables_plan_for(cz_groth16_tables_plan *plan, const cz_pce *pce, uint64_t max_bytes,
-                                const cz_pool *pool)
+void cz_groth16_tables_plan_counts(cz_groth16_tables_plan *plan, const size_t n_in[CZ_GROTH16_NQ],
+                                   uint64_t max_bytes, const cz_pool *pool)
 {
     memset(plan, 0, sizeof *plan);
-    uint64_t m = 1;
-    while (m < pce->n_constraints) m <<= 1;
-    plan->n[CZ_GROTH16_Q_H] = (size_t)(m - 1);
-    plan->n[CZ_GROTH16_Q_L] = (size_t)pce->n_aux;
-    plan->n[CZ_GROTH16_Q_A] = (size_t)pce->dens_a_aux_count;
-    plan->n[CZ_GROTH16_Q_B_G1] = (size_t)pce->dens_b_aux_count;
-    plan->n[CZ_GROTH16_Q_B_G2] = (size_t)pce->dens_b_aux_count;
+    for (int q = 0; q < CZ_GROTH16_NQ; q++) plan->n[q] = n_in[q];
     static const int order[CZ_GROTH16_NQ] = {CZ_GROTH16_Q_H, CZ_GROTH16_Q_B_G2, CZ_GROTH16_Q_A, CZ_GROTH16_Q_B_G1,
                                              CZ_GROTH16_Q_L};
     uint64_t left = max_bytes;
@@ -54,7 +48,27 @@ void cz_groth16_tables_plan_for(cz_groth16_tables_plan *plan, const cz_pce *pce,
     }
 }
 
-void cz__groth16_tables_free(cz_groth16_tables *t)
+/* The base counts of the queries of pce's circuit. */
+static void pce_counts(const cz_pce *pce, size_t n[CZ_GROTH16_NQ])
+{
+    uint64_t m = 1;
+    while (m < pce->n_constraints) m <<= 1;
+    n[CZ_GROTH16_Q_H] = (size_t)(m - 1);
+    n[CZ_GROTH16_Q_L] = (size_t)pce->n_aux;
+    n[CZ_GROTH16_Q_A] = (size_t)pce->dens_a_aux_count;
+    n[CZ_GROTH16_Q_B_G1] = (size_t)pce->dens_b_aux_count;
+    n[CZ_GROTH16_Q_B_G2] = (size_t)pce->dens_b_aux_count;
+}
+
+void cz_groth16_tables_plan_for(cz_groth16_tables_plan *plan, const cz_pce *pce, uint64_t max_bytes,
+                                const cz_pool *pool)
+{
+    size_t n[CZ_GROTH16_NQ];
+    pce_counts(pce, n);
+    cz_groth16_tables_plan_counts(plan, n, max_bytes, pool);
+}
+
+void cz_groth16_tables_free(cz_groth16_tables *t)
 {
     if (!t) return;
     for (int q = 0; q < CZ_GROTH16_NQ; q++) {
@@ -64,6 +78,98 @@ void cz__groth16_tables_free(cz_groth16_tables *t)
     if (t->map) munmap(t->map, t->map_len);
     free(t);
 }
+
+static uint64_t query_bytes(int q, size_t n, unsigned t)
+{
+    return q == CZ_GROTH16_Q_B_G2 ? cz_msm_g2_tables_bytes(n, t) : cz_msm_g1_tables_bytes(n, t);
+}
+
+cz_status cz_groth16_tables_build(cz_groth16_tables **out, const cz_groth16_tables_plan *plan,
+                                  const void *const bases[CZ_GROTH16_NQ], cz_pool *pool, cz_errbuf *err)
+{
+    *out = NULL;
+    bool any = false;
+    for (int q = 0; q < CZ_GROTH16_NQ; q++) any |= plan->t[q] != 0;
+    if (!any) return CZ_OK;
+    cz_groth16_tables *t = calloc(1, sizeof *t);
+    if (!t) return cz_err(err, CZ_ERR_NOMEM, "out of memory for the MSM tables");
+    cz_status st = CZ_OK;
+    for (int q = 0; q < CZ_GROTH16_NQ && st == CZ_OK; q++) {
+        if (!plan->t[q]) continue;
+        if (q == CZ_GROTH16_Q_B_G2)
+            st = cz_msm_g2_tables_build(&t->b_g2, bases[q], plan->n[q], plan->t[q], plan->bits[q], pool, err);
+        else
+            st = cz_msm_g1_tables_build(&t->g1[q], bases[q], plan->n[q], plan->t[q], plan->bits[q], pool, err);
+        t->bytes += query_bytes(q, plan->n[q], plan->t[q]);
+    }
+    if (st != CZ_OK) {
+        cz_groth16_tables_free(t);
+        return st;
+    }
+    *out = t;
+    return CZ_OK;
+}
+
+cz_status cz_groth16_tables_wrap(cz_groth16_tables **out, const cz_groth16_tables_plan *plan,
+                                 const void *const bases[CZ_GROTH16_NQ], const void *const points[CZ_GROTH16_NQ],
+                                 void *map, size_t map_len, cz_errbuf *err)
+{
+    *out = NULL;
+    cz_groth16_tables *t = calloc(1, sizeof *t);
+    if (!t) {
+        if (map) munmap(map, map_len);
+        return cz_err(err, CZ_ERR_NOMEM, "out of memory for the MSM tables");
+    }
+    t->map = map; /* t owns it now */
+    t->map_len = map_len;
+    cz_status st = CZ_OK;
+    for (int q = 0; q < CZ_GROTH16_NQ && st == CZ_OK; q++) {
+        if (!plan->t[q]) continue;
+        if (q == CZ_GROTH16_Q_B_G2)
+            st = cz_msm_g2_tables_wrap(&t->b_g2, bases[q], plan->n[q], plan->t[q], plan->bits[q], points[q], err);
+        else
+            st = cz_msm_g1_tables_wrap(&t->g1[q], bases[q], plan->n[q], plan->t[q], plan->bits[q], points[q], err);
+        t->bytes += query_bytes(q, plan->n[q], plan->t[q]);
+    }
+    if (st != CZ_OK) {
+        cz_groth16_tables_free(t);
+        return st;
+    }
+    *out = t;
+    return CZ_OK;
+}
+
+const void *cz_groth16_tables_points(const cz_groth16_tables *t, int q, size_t *n, unsigned *tt, unsigned *bits)
+{
+    *n = 0;
+    *tt = *bits = 0;
+    if (!t || q < 0 || q >= CZ_GROTH16_NQ) return NULL;
+    if (q == CZ_GROTH16_Q_B_G2) {
+        const cz_msm_g2_tables *g = t->b_g2;
+        if (!g) return NULL;
+        *n = cz_msm_g2_tables_n(g);
+        *tt = cz_msm_g2_tables_count(g);
+        *bits = cz_msm_g2_tables_bits(g);
+        return cz_msm_g2_tables_points(g);
+    }
+    const cz_msm_g1_tables *g = t->g1[q];
+    if (!g) return NULL;
+    *n = cz_msm_g1_tables_n(g);
+    *tt = cz_msm_g1_tables_count(g);
+    *bits = cz_msm_g1_tables_bits(g);
+    return cz_msm_g1_tables_points(g);
+}
+
+const cz_msm_g1_tables *cz_groth16_tables_g1(const cz_groth16_tables *t, int q)
+{
+    return t && q >= 0 && q < CZ_GROTH16_NQ && q != CZ_GROTH16_Q_B_G2 ? t->g1[q] : NULL;
+}
+
+const cz_msm_g2_tables *cz_groth16_tables_g2(const cz_groth16_tables *t) { return t ? t->b_g2 : NULL; }
+
+uint64_t cz_groth16_tables_bytes(const cz_groth16_tables *t) { return t ? t->bytes : 0; }
+
+/* ---- the tables of a parameter set ---------------------------------------- */
 
 /* The bases each query's tables are over (the aux parts of A and B). */
 static void query_bases(const cz_groth16_params *p, size_t a_off, size_t b_off, const void *out[CZ_GROTH16_NQ])
@@ -75,63 +181,41 @@ static void query_bases(const cz_groth16_params *p, size_t a_off, size_t b_off, 
     out[CZ_GROTH16_Q_B_G2] = p->b_g2 + b_off;
 }
 
+void cz_groth16_params_tables_bases(const cz_groth16_params *p, const cz_pce *pce, const void *out[CZ_GROTH16_NQ])
+{
+    query_bases(p, (size_t)pce->n_inputs, (size_t)pce->dens_b_input_count, out);
+}
+
 cz_status cz_groth16_params_build_tables(cz_groth16_params *p, const cz_pce *pce, uint64_t max_bytes,
                                          cz_pool *pool, cz_errbuf *err)
 {
     cz_status st = cz_groth16_params_check_shape(p, pce, err);
     if (st != CZ_OK) return st;
-    cz__groth16_tables_free(p->tables);
+    cz_groth16_tables_free(p->tables);
     p->tables = NULL;
     cz_groth16_tables_plan plan;
     cz_groth16_tables_plan_for(&plan, pce, max_bytes, pool);
-    if (!plan.bytes) return CZ_OK;
-    cz_groth16_tables *t = calloc(1, sizeof *t);
-    if (!t) return cz_err(err, CZ_ERR_NOMEM, "out of memory for the MSM tables");
-    t->a_off = (size_t)pce->n_inputs;
-    t->b_off = (size_t)pce->dens_b_input_count;
     const void *qb[CZ_GROTH16_NQ];
-    query_bases(p, t->a_off, t->b_off, qb);
-    for (int q = 0; q < CZ_GROTH16_NQ && st == CZ_OK; q++) {
-        if (!plan.t[q]) continue;
-        if (q == CZ_GROTH16_Q_B_G2)
-            st = cz_msm_g2_tables_build(&t->b_g2, qb[q], plan.n[q], plan.t[q], plan.bits[q], pool, err);
-        else
-            st = cz_msm_g1_tables_build(&t->g1[q], qb[q], plan.n[q], plan.t[q], plan.bits[q], pool, err);
+    cz_groth16_params_tables_bases(p, pce, qb);
+    cz_groth16_tables *t;
+    if ((st = cz_groth16_tables_build(&t, &plan, qb, pool, err)) != CZ_OK) return st;
+    if (t) {
+        t->a_off = (size_t)pce->n_inputs;
+        t->b_off = (size_t)pce->dens_b_input_count;
     }
-    if (st != CZ_OK) {
-        cz__groth16_tables_free(t);
-        return st;
-    }
-    t->bytes = plan.bytes;
     p->tables = t;
     return CZ_OK;
 }
 
 uint64_t cz_groth16_params_tables_bytes(const cz_groth16_params *p)
 {
-    return p && p->tables ? p->tables->bytes : 0;
+    return p ? cz_groth16_tables_bytes(p->tables) : 0;
 }
 
 const void *cz_groth16_params_tables_points(const cz_groth16_params *p, int q, size_t *n, unsigned *t,
                                             unsigned *bits)
 {
-    *n = 0;
-    *t = *bits = 0;
-    if (!p || !p->tables || q < 0 || q >= CZ_GROTH16_NQ) return NULL;
-    if (q == CZ_GROTH16_Q_B_G2) {
-        const cz_msm_g2_tables *g = p->tables->b_g2;
-        if (!g) return NULL;
-        *n = cz_msm_g2_tables_n(g);
-        *t = cz_msm_g2_tables_count(g);
-        *bits = cz_msm_g2_tables_bits(g);
-        return cz_msm_g2_tables_points(g);
-    }
-    const cz_msm_g1_tables *g = p->tables->g1[q];
-    if (!g) return NULL;
-    *n = cz_msm_g1_tables_n(g);
-    *t = cz_msm_g1_tables_count(g);
-    *bits = cz_msm_g1_tables_bits(g);
-    return cz_msm_g1_tables_points(g);
+    return cz_groth16_tables_points(p ? p->tables : NULL, q, n, t, bits);
 }
 
 cz_status cz_groth16_params_wrap_tables(cz_groth16_params *p, const cz_pce *pce,
@@ -139,43 +223,31 @@ cz_status cz_groth16_params_wrap_tables(cz_groth16_params *p, const cz_pce *pce,
                                         const void *const points[CZ_GROTH16_NQ], void *map, size_t map_len,
                                         cz_errbuf *err)
 {
-    cz_groth16_tables *t = NULL;
     cz_status st = cz_groth16_params_check_shape(p, pce, err);
     if (st != CZ_OK) goto fail;
-    cz_groth16_tables_plan want;
-    cz_groth16_tables_plan_for(&want, pce, UINT64_MAX, NULL); /* only its counts are compared */
+    size_t want[CZ_GROTH16_NQ];
+    pce_counts(pce, want);
+    static const char *const qname[CZ_GROTH16_NQ] = {"H", "L", "A", "B_G1", "B_G2"};
     for (int q = 0; q < CZ_GROTH16_NQ; q++)
-        if (plan->t[q] && plan->n[q] != want.n[q]) {
-            st = cz_err(err, CZ_ERR_MISMATCH, "msm tables: query %d has %zu bases, the circuit %zu", q, plan->n[q],
-                        want.n[q]);
+        if (plan->t[q] && plan->n[q] != want[q]) {
+            st = cz_err(err, CZ_ERR_MISMATCH, "msm tables: query %s has %zu bases, the circuit %zu", qname[q],
+                        plan->n[q], want[q]);
             goto fail;
         }
-    if (!(t = calloc(1, sizeof *t))) {
-        st = cz_err(err, CZ_ERR_NOMEM, "out of memory for the MSM tables");
-        goto fail;
-    }
-    t->map = map;
-    t->map_len = map_len;
-    map = NULL; /* t owns it now */
-    t->a_off = (size_t)pce->n_inputs;
-    t->b_off = (size_t)pce->dens_b_input_count;
     const void *qb[CZ_GROTH16_NQ];
-    query_bases(p, t->a_off, t->b_off, qb);
-    for (int q = 0; q < CZ_GROTH16_NQ && st == CZ_OK; q++) {
-        if (!plan->t[q]) continue;
-        if (q == CZ_GROTH16_Q_B_G2)
-            st = cz_msm_g2_tables_wrap(&t->b_g2, qb[q], plan->n[q], plan->t[q], plan->bits[q], points[q], err);
-        else
-            st = cz_msm_g1_tables_wrap(&t->g1[q], qb[q], plan->n[q], plan->t[q], plan->bits[q], points[q], err);
-        t->bytes += q == CZ_GROTH16_Q_B_G2 ? cz_msm_g2_tables_bytes(plan->n[q], plan->t[q])
-                                           : cz_msm_g1_tables_bytes(plan->n[q], plan->t[q]);
-    }
+    cz_groth16_params_tables_bases(p, pce, qb);
+    cz_groth16_tables *t;
+    st = cz_groth16_tables_wrap(&t, plan, qb, points, map, map_len, err);
+    map = NULL; /* the wrap owns it, on success or not */
     if (st != CZ_OK) goto fail;
-    cz__groth16_tables_free(p->tables);
+    if (t) {
+        t->a_off = (size_t)pce->n_inputs;
+        t->b_off = (size_t)pce->dens_b_input_count;
+    }
+    cz_groth16_tables_free(p->tables);
     p->tables = t;
     return CZ_OK;
 fail:
-    cz__groth16_tables_free(t);
     if (map) munmap(map, map_len);
     return st;
 }

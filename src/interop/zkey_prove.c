@@ -96,9 +96,67 @@ static void gather_range(void *arg, size_t lo, size_t hi)
     }
 }
 
+void cz_snarkjs_zkey_tables_bases(const cz_snarkjs_zkey *z, const void *bases[CZ_GROTH16_NQ],
+                                  size_t n[CZ_GROTH16_NQ])
+{
+    bases[CZ_GROTH16_Q_H] = z->h;
+    n[CZ_GROTH16_Q_H] = z->domain_size;
+    bases[CZ_GROTH16_Q_L] = z->c;
+    n[CZ_GROTH16_Q_L] = (size_t)z->n_vars - z->n_public - 1;
+    bases[CZ_GROTH16_Q_A] = z->a;
+    bases[CZ_GROTH16_Q_B_G1] = z->b1;
+    bases[CZ_GROTH16_Q_B_G2] = z->b2;
+    n[CZ_GROTH16_Q_A] = n[CZ_GROTH16_Q_B_G1] = n[CZ_GROTH16_Q_B_G2] = z->n_vars;
+}
+
+static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_groth16_tables *tabs,
+                            const cz_fr *w, size_t n, cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err);
+
 cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_fr *w, size_t n,
                            cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err)
 {
+    return prove_once(proof, z, NULL, w, n, pool, test_rs, err);
+}
+
+cz_status cz_snarkjs_prove_tables(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z,
+                                  const cz_groth16_tables *tabs, const cz_fr *w, size_t n, cz_pool *pool,
+                                  const cz_fr *test_rs, bool *tables_bad, cz_errbuf *err)
+{
+    *tables_bad = false;
+    cz_status st = prove_once(proof, z, tabs, w, n, pool, test_rs, err);
+    if (!tabs || (st != CZ_ERR_UNSATISFIED && st != CZ_ERR_NOT_IN_SUBGROUP)) return st;
+    /* The proof failed its own check: the witness, the key or the tables.
+     * Without the tables it tells which (a second proof, paid only here). */
+    cz_errbuf e2 = {{0}};
+    cz_status st2 = prove_once(proof, z, NULL, w, n, pool, test_rs, &e2);
+    if (st2 == CZ_OK) {
+        *tables_bad = true;
+        return CZ_OK;
+    }
+    if (err) *err = e2;
+    return st2;
+}
+
+static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_groth16_tables *tabs,
+                            const cz_fr *w, size_t n, cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err)
+{
+    if (tabs) {
+        /* each set must be over this key's query (a caller's mix-up would
+         * otherwise read past the scalars) */
+        const void *qb[CZ_GROTH16_NQ];
+        size_t qn[CZ_GROTH16_NQ];
+        cz_snarkjs_zkey_tables_bases(z, qb, qn);
+        static const char *const name[CZ_GROTH16_NQ] = {"H", "C", "A", "B1", "B2"};
+        for (int q = 0; q < CZ_GROTH16_NQ; q++) {
+            size_t tn;
+            unsigned tt, tb;
+            (void)cz_groth16_tables_points(tabs, q, &tn, &tt, &tb);
+            if (tt && tn != qn[q])
+                return cz_err(err, CZ_ERR_MISMATCH,
+                              "prove: the MSM tables of %s are over %zu bases, the key's %s has %zu", name[q], tn,
+                              name[q], qn[q]);
+        }
+    }
     if (n != z->n_vars)
         return cz_err(err, CZ_ERR_MISMATCH, "prove: witness has %zu values, the zkey expects nVars = %u", n,
                       z->n_vars);
@@ -136,10 +194,21 @@ cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z
     /* C and H in one MSM: both enter pi_c with coefficient 1, and one
      * Pippenger over both shares the bucket reductions */
     const cz_msm_g1_seg ch[2] = {{z->h, hs, dn}, {z->c, ws + z->n_public + 1, npriv}};
-    if ((st = cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) != CZ_OK ||
-        (st = cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) != CZ_OK ||
-        (st = cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) != CZ_OK ||
-        (st = cz_msm_g1_concat(&pc, ch, 2, pool, NULL)) != CZ_OK) {
+    /* with tables where the set has them (cz_groth16_tables_g1 is NULL for
+     * a query without), the same sums */
+    const cz_msm_g1_tables *ta = cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_A);
+    const cz_msm_g1_tables *tb1 = cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_B_G1);
+    const cz_msm_g2_tables *tb2 = cz_groth16_tables_g2(tabs);
+    const cz_msm_g1_tables *thc[2] = {cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_H),
+                                      cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_L)};
+    if ((st = ta ? cz_msm_g1_tables_msm(&pa, ta, ws, pool, NULL) : cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) !=
+            CZ_OK ||
+        (st = tb1 ? cz_msm_g1_tables_msm(&pb1, tb1, ws, pool, NULL) : cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) !=
+            CZ_OK ||
+        (st = tb2 ? cz_msm_g2_tables_msm(&pb, tb2, ws, pool, NULL) : cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) !=
+            CZ_OK ||
+        (st = thc[0] || thc[1] ? cz_msm_g1_tables_concat(&pc, ch, thc, 2, pool, NULL)
+                               : cz_msm_g1_concat(&pc, ch, 2, pool, NULL)) != CZ_OK) {
         st = cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));
         goto done;
     }

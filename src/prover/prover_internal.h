@@ -167,6 +167,23 @@ cz_status cz__tables_file_parse(const uint8_t *m, size_t len, cz__tables_file_in
 /* Checks the trailing digest of a table file (len >= 4096 + 32):
  * CZ_ERR_FORMAT on a mismatch. Parallel on pool. */
 cz_status cz__tables_file_digest_ok(const uint8_t *m, size_t len, cz_pool *pool, cz_errbuf *err);
+/* Writes the table set t, built over bases (as cz_groth16_tables_build
+ * took them; a_off, b_off: where those start in A and B, recorded for the
+ * loader's check), to path as it is (no temporary name: the caller stages
+ * it). */
+cz_status cz__tables_file_write_set(const char *path, const cz_groth16_tables *t,
+                                    const void *const bases[CZ_GROTH16_NQ], uint64_t a_off, uint64_t b_off,
+                                    cz_pool *pool, cz_errbuf *err);
+/* Maps path as a table set over bases when everything checks out: the
+ * header, a_off and b_off, each query's count against n (for the queries
+ * the file has tables for), the shape against plan (NULL: whatever sound
+ * shape the file has), the digest of the bases against the one recorded,
+ * and with file_digest the file's own digest. Errors as
+ * cz__tables_file_map; *out NULL then. */
+cz_status cz__tables_file_map_set(const char *path, const void *const bases[CZ_GROTH16_NQ],
+                                  const size_t n[CZ_GROTH16_NQ], uint64_t a_off, uint64_t b_off,
+                                  const cz_groth16_tables_plan *plan, bool file_digest, cz_pool *pool,
+                                  cz_groth16_tables **out, cz_errbuf *err);
 /* Writes p->tables (which must exist; p must fit pce) to path as it is
  * (no temporary name: the caller stages it). */
 cz_status cz__tables_file_write(const char *path, const cz_groth16_params *p, const cz_pce *pce, cz_pool *pool,

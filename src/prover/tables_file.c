@@ -117,15 +117,13 @@ static cz_status chunked_digest(const span *sp, size_t nsp, cz_pool *pool, uint8
 }
 
 /* The digest of the bases that the plan's tables are over. */
-static cz_status bases_digest(const cz_groth16_params *p, const cz_pce *pce, const cz_groth16_tables_plan *plan,
+static cz_status bases_digest(const void *const bases[CZ_GROTH16_NQ], const cz_groth16_tables_plan *plan,
                               cz_pool *pool, uint8_t out[32], cz_errbuf *err)
 {
-    size_t a_off = (size_t)pce->n_inputs, b_off = (size_t)pce->dens_b_input_count;
-    const void *b[CZ_GROTH16_NQ] = {p->h, p->l, p->a + a_off, p->b_g1 + b_off, p->b_g2 + b_off};
     span sp[CZ_GROTH16_NQ];
     size_t n = 0;
     for (int q = 0; q < CZ_GROTH16_NQ; q++)
-        if (plan->t[q]) sp[n++] = (span){b[q], plan->n[q] * point_bytes(q)};
+        if (plan->t[q]) sp[n++] = (span){bases[q], plan->n[q] * point_bytes(q)};
     return chunked_digest(sp, n, pool, out, err);
 }
 
@@ -212,10 +210,11 @@ cz_status cz__tables_file_digest_ok(const uint8_t *m, size_t len, cz_pool *pool,
 
 /* ---- write and map ----------------------------------------------------------- */
 
-cz_status cz__tables_file_write(const char *path, const cz_groth16_params *p, const cz_pce *pce, cz_pool *pool,
-                                cz_errbuf *err)
+cz_status cz__tables_file_write_set(const char *path, const cz_groth16_tables *t,
+                                    const void *const bases[CZ_GROTH16_NQ], uint64_t a_off, uint64_t b_off,
+                                    cz_pool *pool, cz_errbuf *err)
 {
-    if (!p->tables) return cz_err(err, CZ_ERR_INVALID_ARG, "%s: the parameters have no MSM tables", path);
+    if (!t) return cz_err(err, CZ_ERR_INVALID_ARG, "%s: no MSM tables to keep", path);
     cz_groth16_tables_plan plan = {0};
     span sp[1 + CZ_GROTH16_NQ];
     size_t nsp = 0;
@@ -224,7 +223,7 @@ cz_status cz__tables_file_write(const char *path, const cz_groth16_params *p, co
     sp[nsp++] = (span){h, TF_HEADER};
     uint64_t total = TF_HEADER + 32;
     for (int q = 0; q < CZ_GROTH16_NQ; q++) {
-        const void *pts = cz_groth16_params_tables_points(p, q, &plan.n[q], &plan.t[q], &plan.bits[q]);
+        const void *pts = cz_groth16_tables_points(t, q, &plan.n[q], &plan.t[q], &plan.bits[q]);
         put64(h, TF_Q0 + (size_t)q * TF_QREC, plan.n[q]);
         put32(h, TF_Q0 + (size_t)q * TF_QREC + 8, plan.t[q]);
         put32(h, TF_Q0 + (size_t)q * TF_QREC + 12, plan.bits[q]);
@@ -239,10 +238,10 @@ cz_status cz__tables_file_write(const char *path, const cz_groth16_params *p, co
     put32(h, 16, sizeof(cz_g2_affine));
     put32(h, 20, TF_CHUNK);
     put64(h, 24, total);
-    put64(h, 32, pce->n_inputs);
-    put64(h, 40, pce->dens_b_input_count);
+    put64(h, 32, a_off);
+    put64(h, 40, b_off);
     uint8_t d[32];
-    cz_status st = bases_digest(p, pce, &plan, pool, h + TF_BASES, err);
+    cz_status st = bases_digest(bases, &plan, pool, h + TF_BASES, err);
     if (st == CZ_OK) st = chunked_digest(sp, nsp, pool, d, err);
     if (st != CZ_OK) {
         free(h);
@@ -269,8 +268,22 @@ cz_status cz__tables_file_write(const char *path, const cz_groth16_params *p, co
     return CZ_OK;
 }
 
-cz_status cz__tables_file_map(const char *path, cz_groth16_params *p, const cz_pce *pce,
-                              const cz_groth16_tables_plan *plan, cz_pool *pool, cz_errbuf *err)
+cz_status cz__tables_file_write(const char *path, const cz_groth16_params *p, const cz_pce *pce, cz_pool *pool,
+                                cz_errbuf *err)
+{
+    const void *qb[CZ_GROTH16_NQ];
+    cz_groth16_params_tables_bases(p, pce, qb);
+    return cz__tables_file_write_set(path, p->tables, qb, pce->n_inputs, pce->dens_b_input_count, pool, err);
+}
+
+/* Maps path and checks it for these bases: its header; the inputs'
+ * offsets; each query's count against n (where the file has tables for
+ * it); the shape against plan (NULL: any sound shape); the bases digest;
+ * with file_digest, the whole file's digest. On success the caller owns
+ * the mapping *m of *len bytes and *fi says where each query's points lie. */
+static cz_status map_checked(const char *path, const void *const bases[CZ_GROTH16_NQ], const size_t n[CZ_GROTH16_NQ],
+                             uint64_t a_off, uint64_t b_off, const cz_groth16_tables_plan *plan, bool file_digest,
+                             cz_pool *pool, cz__tables_file_info *fi, uint8_t **mo, size_t *lo, cz_errbuf *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cz_err(err, errno == ENOENT ? CZ_ERR_NOT_FOUND : CZ_ERR_IO, "%s: %s", path, strerror(errno));
@@ -285,52 +298,90 @@ cz_status cz__tables_file_map(const char *path, cz_groth16_params *p, const cz_p
         close(fd);
         return cz_err(err, CZ_ERR_TRUNCATED, "%s: %zu bytes, shorter than a header and a digest", path, len);
     }
-    /* MAP_POPULATE: the digest reads every page anyway, and the kernel
-     * maps them in large steps instead of one fault each */
+    /* MAP_POPULATE: the digests read every page anyway (and the MSMs do
+     * without them), and the kernel maps them in large steps instead of
+     * one fault each */
     uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED) return cz_err(err, CZ_ERR_IO, "%s: mmap: %s", path, strerror(errno));
-    cz__tables_file_info fi;
     cz_errbuf e2 = {{0}};
-    cz_status st = cz__tables_file_parse(m, len, &fi, &e2);
+    cz_status st = cz__tables_file_parse(m, len, fi, &e2);
     if (st != CZ_OK) {
         cz_err(err, st, "%s: %s", path, e2.msg);
         goto fail;
     }
-    if (fi.a_off != pce->n_inputs || fi.b_off != pce->dens_b_input_count) {
+    if (fi->a_off != a_off || fi->b_off != b_off) {
         st = cz_err(err, CZ_ERR_MISMATCH, "%s: made for a circuit with other inputs", path);
         goto fail;
     }
-    for (int q = 0; q < CZ_GROTH16_NQ; q++)
-        if (fi.plan.t[q] != plan->t[q] || fi.plan.bits[q] != plan->bits[q] ||
-            (plan->t[q] && fi.plan.n[q] != plan->n[q])) {
+    for (int q = 0; q < CZ_GROTH16_NQ; q++) {
+        if (plan && (fi->plan.t[q] != plan->t[q] || fi->plan.bits[q] != plan->bits[q] ||
+                     (plan->t[q] && fi->plan.n[q] != plan->n[q]))) {
             st = cz_err(err, CZ_ERR_MISMATCH,
                         "%s: query %s has %u tables of %u bits for %zu bases, the plan now %u of %u for %zu (another "
                         "limit or thread count)",
-                        path, qname[q], fi.plan.t[q], fi.plan.bits[q], fi.plan.n[q], plan->t[q], plan->bits[q],
+                        path, qname[q], fi->plan.t[q], fi->plan.bits[q], fi->plan.n[q], plan->t[q], plan->bits[q],
                         plan->n[q]);
             goto fail;
         }
-    uint8_t bd[32];
-    if ((st = cz_groth16_params_check_shape(p, pce, &e2)) != CZ_OK) {
-        cz_err(err, st, "%s: %s", path, e2.msg);
-        goto fail;
+        if (fi->plan.t[q] && fi->plan.n[q] != n[q]) {
+            st = cz_err(err, CZ_ERR_MISMATCH, "%s: query %s has tables for %zu bases, the key %zu", path, qname[q],
+                        fi->plan.n[q], n[q]);
+            goto fail;
+        }
     }
-    if ((st = bases_digest(p, pce, plan, pool, bd, err)) != CZ_OK) goto fail;
-    if (memcmp(bd, fi.bases_sha, 32)) {
+    uint8_t bd[32];
+    if ((st = bases_digest(bases, &fi->plan, pool, bd, err)) != CZ_OK) goto fail;
+    if (memcmp(bd, fi->bases_sha, 32)) {
         st = cz_err(err, CZ_ERR_MISMATCH, "%s: built from other bases (the parameters changed)", path);
         goto fail;
     }
-    if ((st = cz__tables_file_digest_ok(m, len, pool, &e2)) != CZ_OK) {
+    if (file_digest && (st = cz__tables_file_digest_ok(m, len, pool, &e2)) != CZ_OK) {
         cz_err(err, st, "%s: %s", path, e2.msg);
         goto fail;
     }
+    *mo = m;
+    *lo = len;
+    return CZ_OK;
+fail:
+    munmap(m, len);
+    return st;
+}
+
+cz_status cz__tables_file_map(const char *path, cz_groth16_params *p, const cz_pce *pce,
+                              const cz_groth16_tables_plan *plan, cz_pool *pool, cz_errbuf *err)
+{
+    cz_errbuf e2 = {{0}};
+    cz_status st = cz_groth16_params_check_shape(p, pce, &e2);
+    if (st != CZ_OK) return cz_err(err, st, "%s: %s", path, e2.msg);
+    const void *qb[CZ_GROTH16_NQ];
+    cz_groth16_params_tables_bases(p, pce, qb);
+    cz__tables_file_info fi;
+    uint8_t *m;
+    size_t len;
+    if ((st = map_checked(path, qb, plan->n, pce->n_inputs, pce->dens_b_input_count, plan, true, pool, &fi, &m,
+                          &len, err)) != CZ_OK)
+        return st;
     const void *pts[CZ_GROTH16_NQ] = {0};
     for (int q = 0; q < CZ_GROTH16_NQ; q++)
         if (fi.plan.t[q]) pts[q] = m + fi.off[q];
     /* the tables own the mapping from here, on success or not */
     return cz_groth16_params_wrap_tables(p, pce, &fi.plan, pts, m, len, err);
-fail:
-    munmap(m, len);
-    return st;
+}
+
+cz_status cz__tables_file_map_set(const char *path, const void *const bases[CZ_GROTH16_NQ],
+                                  const size_t n[CZ_GROTH16_NQ], uint64_t a_off, uint64_t b_off,
+                                  const cz_groth16_tables_plan *plan, bool file_digest, cz_pool *pool,
+                                  cz_groth16_tables **out, cz_errbuf *err)
+{
+    *out = NULL;
+    cz__tables_file_info fi;
+    uint8_t *m;
+    size_t len;
+    cz_status st = map_checked(path, bases, n, a_off, b_off, plan, file_digest, pool, &fi, &m, &len, err);
+    if (st != CZ_OK) return st;
+    const void *pts[CZ_GROTH16_NQ] = {0};
+    for (int q = 0; q < CZ_GROTH16_NQ; q++)
+        if (fi.plan.t[q]) pts[q] = m + fi.off[q];
+    return cz_groth16_tables_wrap(out, &fi.plan, bases, pts, m, len, err);
 }
