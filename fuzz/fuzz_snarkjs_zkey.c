@@ -1,5 +1,6 @@
-/* libFuzzer: the snarkjs .zkey parser (subgroup checks on: they are part of
- * what must not crash). */
+/* libFuzzer: the snarkjs .zkey parser, with every point test on (they are
+ * part of what must not crash), and without the query points' tests (the
+ * reading `cuzk prove --zkey` does) followed by the separate test. */
 #include "cuzk/snarkjs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -8,5 +9,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cz_snarkjs_zkey *z = NULL;
     cz_errbuf e;
     if (cz_snarkjs_zkey_parse(&z, data, size, 0, NULL, &e) == CZ_OK) cz_snarkjs_zkey_free(z);
+    z = NULL;
+    if (cz_snarkjs_zkey_parse(&z, data, size, CZ_SNARKJS_NO_QUERY_CHECK, NULL, &e) == CZ_OK) {
+        (void)cz_snarkjs_zkey_check_points(z, NULL, &e);
+        cz_snarkjs_zkey_free(z);
+    }
     return 0;
 }

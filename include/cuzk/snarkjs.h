@@ -16,13 +16,17 @@
  *   infinity = all zeros, G2 = x.c0‖x.c1‖y.c0‖y.c1.
  * Parsed values are cuzk's Montgomery form (cz_fr, cz_g1_affine, ...).
  *
- * Point validation: the zkey readers check every point is canonical and on
- * its curve, and the verifying key's points (header and IC) are in their
- * prime-order subgroups; the query points (A, B1, B2, C, H) are checked
- * for the subgroup too unless CZ_SNARKJS_NO_SUBGROUP_CHECK is passed. That
- * test is ~25 µs a G1 point: about 70 s of a 2^20 key's 75 s of reading on
- * two cores. Decoding and checks run in parallel on `pool` (may be NULL).
- * cz_snarkjs_prove is safe on a key read without the query check: see there.
+ * Point validation: the zkey readers check every point is canonical, and
+ * the verifying key's points (header and IC) are on their curve and in
+ * their prime-order subgroups. The query points (A, B1, B2, C, H) are
+ * tested for their curve and subgroup too, unless a flag says otherwise:
+ *   CZ_SNARKJS_NO_SUBGROUP_CHECK: on the curve, not the subgroup test
+ *     (~25 µs a G1 point: about 70 s of a 2^20 key's 75 s of reading on
+ *     two cores);
+ *   CZ_SNARKJS_NO_QUERY_CHECK: neither (the curve test, three products a
+ *     G1 point, was ~10 % of a `cuzk prove --zkey` process at 2^18-2^20).
+ * Decoding and checks run in parallel on `pool` (may be NULL).
+ * cz_snarkjs_prove is safe on a key read either way: see there.
  *
  * All parse functions work on caller-owned memory (buf, len), so fuzz targets
  * drive them directly; the read functions map a file and call them.
@@ -104,7 +108,7 @@ typedef struct {
     cz_g1_affine *h;      /* §9, domain_size: snarkjs's H (odd coset of 2n) */
 } cz_snarkjs_zkey;
 
-enum { CZ_SNARKJS_NO_SUBGROUP_CHECK = 1 };
+enum { CZ_SNARKJS_NO_SUBGROUP_CHECK = 1, CZ_SNARKJS_NO_QUERY_CHECK = 2 };
 
 CZ_WUR cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_t len,
                                        unsigned flags, cz_pool *pool, cz_errbuf *err);
@@ -113,10 +117,13 @@ CZ_WUR cz_status cz_snarkjs_zkey_read(cz_snarkjs_zkey **out, const char *path,
 /* Writes a Groth16 .zkey that snarkjs 0.7 reads (sections 1-9 and an empty
  * contributions section 10). */
 CZ_WUR cz_status cz_snarkjs_zkey_write(const char *path, const cz_snarkjs_zkey *z, cz_errbuf *err);
-/* The query points' subgroup test that CZ_SNARKJS_NO_SUBGROUP_CHECK skipped
- * (with IC's again), in parallel on pool: CZ_ERR_NOT_IN_SUBGROUP naming the
- * first failing point in file order ("zkey: H (section 9) point 12 ..."). */
-CZ_WUR cz_status cz_snarkjs_zkey_check_subgroups(const cz_snarkjs_zkey *z, cz_pool *pool, cz_errbuf *err);
+/* The query points' tests that CZ_SNARKJS_NO_SUBGROUP_CHECK or
+ * CZ_SNARKJS_NO_QUERY_CHECK skipped (with IC's again): each point on its
+ * curve, then in its prime-order subgroup, in parallel on pool.
+ * CZ_ERR_NOT_ON_CURVE or CZ_ERR_NOT_IN_SUBGROUP naming the first failing
+ * point in file order ("zkey: H (section 9) point 12 is not on its
+ * curve"). */
+CZ_WUR cz_status cz_snarkjs_zkey_check_points(const cz_snarkjs_zkey *z, cz_pool *pool, cz_errbuf *err);
 void cz_snarkjs_zkey_free(cz_snarkjs_zkey *z);
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -155,15 +162,25 @@ void cz_snarkjs_vk_clear(cz_snarkjs_vk *vk);
  * A witness that does not satisfy the circuit cannot be detected from the
  * zkey alone (it has no C matrix): the proof is self-verified and
  * CZ_ERR_UNSATISFIED ("witness does not satisfy the circuit") returned if
- * it fails. The self-verification first checks the proof's A, C in G1 and
- * B in G2 (CZ_ERR_NOT_IN_SUBGROUP otherwise: the key has a query point
- * outside its subgroup, which cz_snarkjs_zkey_check_subgroups then names).
+ * it fails. The self-verification first checks that the proof's A, C are
+ * on G1's curve and in G1, and B likewise in G2 (CZ_ERR_NOT_IN_SUBGROUP
+ * otherwise: the key has a query point off its curve or outside its
+ * subgroup, which cz_snarkjs_zkey_check_points then names).
  * That is why z may have been read with CZ_SNARKJS_NO_SUBGROUP_CHECK: each
  * proof point is a linear combination of query points, so its component
  * outside the prime-order subgroup is the same combination of theirs; it
  * is either zero — the point is then exactly what the key's subgroup parts
  * give, and the pairing check decides — or the proof is refused, so no
  * such component (which would carry witness bits) is ever returned.
+ * And why it may have been read with CZ_SNARKJS_NO_QUERY_CHECK: each
+ * proof point's last addition is of a uniformly random point of the group
+ * (r delta1, s delta2, -r s delta1, from the checked header). If the sum it
+ * is added to is off the curve (a key point off its curve reached it: the
+ * formulas, a = 0, never use the curve's b), the result lies on the curve
+ * only where that random point meets one fixed algebraic condition, a few
+ * points out of ~2^255, so the proof is refused all but certainly. If the
+ * sum is on the curve, however it was made, the argument above applies
+ * as to a key with wrong points on the curve (docs/design.md §7.5).
  * test_rs: TEST ONLY fixed {r, s}; NULL draws them from the OS.
  * TIMING: the witness is handled in VARIABLE time (the a, b evaluation,
  * the NTTs and Pippenger MSMs branch and index on the scalars, and zero/one

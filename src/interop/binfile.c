@@ -203,19 +203,19 @@ static void fp_to_mont_le(uint8_t out[48], const cz_fp *a)
     for (int i = 0; i < 48; i++) out[i] = (uint8_t)(a->l[i / 8] >> (8 * (i % 8)));
 }
 
-cz_status cz_zk_g1_parse(cz_g1_affine *r, const uint8_t in[96])
+cz_status cz_zk_g1_decode(cz_g1_affine *r, const uint8_t in[96], bool on_curve)
 {
     if (!fp_from_mont_le(&r->x, in) || !fp_from_mont_le(&r->y, in + 48)) return CZ_ERR_NOT_CANONICAL;
-    if (!cz_g1_affine_is_on_curve(r)) return CZ_ERR_NOT_ON_CURVE;
+    if (on_curve && !cz_g1_affine_is_on_curve(r)) return CZ_ERR_NOT_ON_CURVE;
     return CZ_OK;
 }
 
-cz_status cz_zk_g2_parse(cz_g2_affine *r, const uint8_t in[192])
+cz_status cz_zk_g2_decode(cz_g2_affine *r, const uint8_t in[192], bool on_curve)
 {
     if (!fp_from_mont_le(&r->x.c0, in) || !fp_from_mont_le(&r->x.c1, in + 48) ||
         !fp_from_mont_le(&r->y.c0, in + 96) || !fp_from_mont_le(&r->y.c1, in + 144))
         return CZ_ERR_NOT_CANONICAL;
-    if (!cz_g2_affine_is_on_curve(r)) return CZ_ERR_NOT_ON_CURVE;
+    if (on_curve && !cz_g2_affine_is_on_curve(r)) return CZ_ERR_NOT_ON_CURVE;
     return CZ_OK;
 }
 

@@ -93,9 +93,12 @@ void cz_binw_bytes(cz_binwriter *w, const void *p, size_t n);
 void cz_binw_u32(cz_binwriter *w, uint32_t v);
 
 /* snarkjs point forms (LE Montgomery, infinity = zeros). Parsers check the
- * coordinates are < p and the point is on its curve (not the subgroup). */
-cz_status cz_zk_g1_parse(cz_g1_affine *r, const uint8_t in[96]);
-cz_status cz_zk_g2_parse(cz_g2_affine *r, const uint8_t in[192]);
+ * coordinates are < p and, when on_curve, that the point is on its curve
+ * (never the subgroup). */
+cz_status cz_zk_g1_decode(cz_g1_affine *r, const uint8_t in[96], bool on_curve);
+cz_status cz_zk_g2_decode(cz_g2_affine *r, const uint8_t in[192], bool on_curve);
+static inline cz_status cz_zk_g1_parse(cz_g1_affine *r, const uint8_t in[96]) { return cz_zk_g1_decode(r, in, true); }
+static inline cz_status cz_zk_g2_parse(cz_g2_affine *r, const uint8_t in[192]) { return cz_zk_g2_decode(r, in, true); }
 void cz_zk_g1_write(uint8_t out[96], const cz_g1_affine *p);
 void cz_zk_g2_write(uint8_t out[192], const cz_g2_affine *p);
 

@@ -18,30 +18,36 @@ void cz_snarkjs_zkey_free(cz_snarkjs_zkey *z)
     free(z);
 }
 
-/* Parallel subgroup check over the point arrays of a key: IC (first) then
- * the five queries, as one index space so the first failing point can be
- * named whatever the thread count. */
+/* Parallel check of the point arrays of a key (on the curve, then in the
+ * prime-order subgroup): IC first, then the five queries, as one index
+ * space so the first failing point can be named whatever the thread
+ * count. */
 typedef struct {
     const cz_snarkjs_zkey *z;
     size_t n_ic, n_a, n_b1, n_b2, n_c, n_h;
 } sub_ctx;
 
-static bool check_one(void *arg, size_t i)
+/* CZ_OK, CZ_ERR_NOT_ON_CURVE or CZ_ERR_NOT_IN_SUBGROUP for point i. */
+static cz_status point_status(const sub_ctx *s, size_t i)
 {
-    const sub_ctx *s = arg;
     const cz_snarkjs_zkey *z = s->z;
-    if (i < s->n_ic) return cz_g1_affine_in_subgroup(&z->ic[i]);
-    i -= s->n_ic;
-    if (i < s->n_a) return cz_g1_affine_in_subgroup(&z->a[i]);
-    i -= s->n_a;
-    if (i < s->n_b1) return cz_g1_affine_in_subgroup(&z->b1[i]);
-    i -= s->n_b1;
-    if (i < s->n_b2) return cz_g2_affine_in_subgroup(&z->b2[i]);
-    i -= s->n_b2;
-    if (i < s->n_c) return cz_g1_affine_in_subgroup(&z->c[i]);
-    i -= s->n_c;
-    return cz_g1_affine_in_subgroup(&z->h[i]);
+    const cz_g1_affine *p1 = NULL;
+    const cz_g2_affine *p2 = NULL;
+    if (i < s->n_ic) p1 = &z->ic[i];
+    else if ((i -= s->n_ic) < s->n_a) p1 = &z->a[i];
+    else if ((i -= s->n_a) < s->n_b1) p1 = &z->b1[i];
+    else if ((i -= s->n_b1) < s->n_b2) p2 = &z->b2[i];
+    else if ((i -= s->n_b2) < s->n_c) p1 = &z->c[i];
+    else p1 = &z->h[i - s->n_c];
+    if (p1) {
+        if (!cz_g1_affine_is_on_curve(p1)) return CZ_ERR_NOT_ON_CURVE;
+        return cz_g1_affine_in_subgroup(p1) ? CZ_OK : CZ_ERR_NOT_IN_SUBGROUP;
+    }
+    if (!cz_g2_affine_is_on_curve(p2)) return CZ_ERR_NOT_ON_CURVE;
+    return cz_g2_affine_in_subgroup(p2) ? CZ_OK : CZ_ERR_NOT_IN_SUBGROUP;
 }
+
+static bool check_one(void *arg, size_t i) { return point_status(arg, i) == CZ_OK; }
 
 static const char *point_name(const sub_ctx *s, size_t i, size_t *idx)
 {
@@ -59,8 +65,8 @@ static const char *point_name(const sub_ctx *s, size_t i, size_t *idx)
     return "?";
 }
 
-/* Subgroup check of IC alone (queries = false) or of IC and the queries. */
-static cz_status check_subgroups(const cz_snarkjs_zkey *z, bool queries, cz_pool *pool, cz_errbuf *err)
+/* The check of IC alone (queries = false) or of IC and the queries. */
+static cz_status check_points(const cz_snarkjs_zkey *z, bool queries, cz_pool *pool, cz_errbuf *err)
 {
     size_t n_priv = (size_t)z->n_vars - z->n_public - 1;
     sub_ctx s = {z, (size_t)z->n_public + 1, 0, 0, 0, 0, 0};
@@ -74,12 +80,14 @@ static cz_status check_subgroups(const cz_snarkjs_zkey *z, bool queries, cz_pool
     if (bad == SIZE_MAX) return CZ_OK;
     size_t idx;
     const char *name = point_name(&s, bad, &idx);
-    return cz_err(err, CZ_ERR_NOT_IN_SUBGROUP, "zkey: %s point %zu is not in the prime-order subgroup", name, idx);
+    cz_status st = point_status(&s, bad);
+    return cz_err(err, st, "zkey: %s point %zu is %s", name, idx,
+                  st == CZ_ERR_NOT_ON_CURVE ? "not on its curve" : "not in the prime-order subgroup");
 }
 
-cz_status cz_snarkjs_zkey_check_subgroups(const cz_snarkjs_zkey *z, cz_pool *pool, cz_errbuf *err)
+cz_status cz_snarkjs_zkey_check_points(const cz_snarkjs_zkey *z, cz_pool *pool, cz_errbuf *err)
 {
-    return check_subgroups(z, true, pool, err);
+    return check_points(z, true, pool, err);
 }
 
 /* Decoding of one point array (canonical coordinates, on the curve), in
@@ -88,19 +96,19 @@ cz_status cz_snarkjs_zkey_check_subgroups(const cz_snarkjs_zkey *z, cz_pool *poo
 typedef struct {
     void *out;
     const uint8_t *in;
-    bool g2;
+    bool g2, on_curve;
 } dec_ctx;
 
 static cz_status decode_one(const dec_ctx *d, size_t i)
 {
-    return d->g2 ? cz_zk_g2_parse(&((cz_g2_affine *)d->out)[i], d->in + 192 * i)
-                 : cz_zk_g1_parse(&((cz_g1_affine *)d->out)[i], d->in + 96 * i);
+    return d->g2 ? cz_zk_g2_decode(&((cz_g2_affine *)d->out)[i], d->in + 192 * i, d->on_curve)
+                 : cz_zk_g1_decode(&((cz_g1_affine *)d->out)[i], d->in + 96 * i, d->on_curve);
 }
 
 static bool decode_ok(void *arg, size_t i) { return decode_one(arg, i) == CZ_OK; }
 
 static cz_status read_array(void **out, const cz_binfile *f, uint32_t id, const char *name, uint64_t count,
-                            bool g2, cz_pool *pool, cz_errbuf *err)
+                            bool g2, bool on_curve, cz_pool *pool, cz_errbuf *err)
 {
     const size_t pb = g2 ? 192 : 96, esz = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
     const uint8_t *p;
@@ -113,7 +121,7 @@ static cz_status read_array(void **out, const cz_binfile *f, uint32_t id, const 
                       (unsigned long long)(count * pb));
     *out = malloc((count ? count : 1) * esz);
     if (!*out) return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for section %u", id);
-    dec_ctx d = {*out, p, g2};
+    dec_ctx d = {*out, p, g2, on_curve};
     size_t bad = cz_bin_first_failing(pool, (size_t)count, 1024, decode_ok, &d);
     if (bad == SIZE_MAX) return CZ_OK;
     /* the first failing point again, alone, for its status */
@@ -122,19 +130,19 @@ static cz_status read_array(void **out, const cz_binfile *f, uint32_t id, const 
 }
 
 static cz_status read_g1_array(cz_g1_affine **out, const cz_binfile *f, uint32_t id, const char *name,
-                               uint64_t count, cz_pool *pool, cz_errbuf *err)
+                               uint64_t count, bool on_curve, cz_pool *pool, cz_errbuf *err)
 {
     void *v = NULL;
-    cz_status st = read_array(&v, f, id, name, count, false, pool, err);
+    cz_status st = read_array(&v, f, id, name, count, false, on_curve, pool, err);
     *out = v;
     return st;
 }
 
 static cz_status read_g2_array(cz_g2_affine **out, const cz_binfile *f, uint32_t id, const char *name,
-                               uint64_t count, cz_pool *pool, cz_errbuf *err)
+                               uint64_t count, bool on_curve, cz_pool *pool, cz_errbuf *err)
 {
     void *v = NULL;
-    cz_status st = read_array(&v, f, id, name, count, true, pool, err);
+    cz_status st = read_array(&v, f, id, name, count, true, on_curve, pool, err);
     *out = v;
     return st;
 }
@@ -282,15 +290,19 @@ cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_
     }
 
     uint64_t n_priv = (uint64_t)z->n_vars - z->n_public - 1;
-    if ((st = read_g1_array(&z->ic, &f, 3, "IC", (uint64_t)z->n_public + 1, pool, err)) != CZ_OK) goto fail;
-    if ((st = read_g1_array(&z->a, &f, 5, "A", z->n_vars, pool, err)) != CZ_OK) goto fail;
-    if ((st = read_g1_array(&z->b1, &f, 6, "B1", z->n_vars, pool, err)) != CZ_OK) goto fail;
-    if ((st = read_g2_array(&z->b2, &f, 7, "B2", z->n_vars, pool, err)) != CZ_OK) goto fail;
-    if ((st = read_g1_array(&z->c, &f, 8, "C", n_priv, pool, err)) != CZ_OK) goto fail;
-    if ((st = read_g1_array(&z->h, &f, 9, "H", z->domain_size, pool, err)) != CZ_OK) goto fail;
+    /* IC is part of the verifying key: always on the curve (and, below, in
+     * the subgroup); the queries unless CZ_SNARKJS_NO_QUERY_CHECK */
+    const bool qc = !(flags & CZ_SNARKJS_NO_QUERY_CHECK);
+    if ((st = read_g1_array(&z->ic, &f, 3, "IC", (uint64_t)z->n_public + 1, true, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->a, &f, 5, "A", z->n_vars, qc, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->b1, &f, 6, "B1", z->n_vars, qc, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g2_array(&z->b2, &f, 7, "B2", z->n_vars, qc, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->c, &f, 8, "C", n_priv, qc, pool, err)) != CZ_OK) goto fail;
+    if ((st = read_g1_array(&z->h, &f, 9, "H", z->domain_size, qc, pool, err)) != CZ_OK) goto fail;
 
-    /* IC is part of the verifying key: always checked (it is small) */
-    if ((st = check_subgroups(z, !(flags & CZ_SNARKJS_NO_SUBGROUP_CHECK), pool, err)) != CZ_OK) goto fail;
+    if ((st = check_points(z, !(flags & (CZ_SNARKJS_NO_SUBGROUP_CHECK | CZ_SNARKJS_NO_QUERY_CHECK)), pool, err)) !=
+        CZ_OK)
+        goto fail;
     cz_binfile_close(&f);
     *out = z;
     return CZ_OK;

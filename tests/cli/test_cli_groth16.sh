@@ -61,6 +61,29 @@ $snarkjs groth16 verify vk.json cpub.json cp.json >/dev/null || bad "snarkjs ver
 $cuzk prove --zkey mc.zkey --wtns w.wtns --proof ck.json --public ckpub.json --check-key 2>/dev/null ||
     bad "cuzk proves from zkey with --check-key"
 $snarkjs groth16 verify vk.json ckpub.json ck.json >/dev/null || bad "snarkjs verifies the --check-key proof"
+# a key point off its curve: cuzk prove reads the key without testing its
+# query points, so the proof that point reaches is refused and the point is
+# named; --check-key names it before proving
+python3 - mc.zkey offc.zkey <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+n, o = struct.unpack_from("<I", b, 8)[0], 12
+for _ in range(n):
+    sid, ln = struct.unpack_from("<IQ", b, o)
+    o += 12
+    if sid == 5:
+        b[o + 48 + 5] ^= 1  # A[0].y (the constant one's point): off the curve, still < p
+    o += ln
+open(sys.argv[2], "wb").write(b)
+EOF
+if $cuzk prove --zkey offc.zkey --wtns w.wtns --proof oc.json --public ocp.json 2>oc.err; then
+  bad "a key point off its curve gave a proof"; fi
+grep -q "A (section 5) point 0 is not on its curve" oc.err || bad "the off-curve point is named: $(cat oc.err)"
+[ -s oc.json ] && bad "no proof written for the off-curve key"
+if $cuzk prove --zkey offc.zkey --wtns w.wtns --proof oc.json --public ocp.json --check-key 2>oc2.err; then
+  bad "--check-key accepted a key point off its curve"; fi
+grep -q "section 5 (A) point 0" oc2.err || bad "--check-key names the off-curve point: $(cat oc2.err)"
+ok "a key point off its curve: no proof, the point named"
 sed -i 's/"[0-9]/"9/' cpub.json
 if $snarkjs groth16 verify vk.json cpub.json cp.json >/dev/null 2>&1; then bad "snarkjs accepted a wrong input"; fi
 if $cuzk verify --vk vk.json --proof cp.json --public cpub.json >/dev/null 2>&1; then bad "cuzk accepted a wrong input"; fi

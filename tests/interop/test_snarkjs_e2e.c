@@ -114,9 +114,40 @@ static void cuzk_proves_snarkjs_verifies(void **state)
     assert_int_equal(cz_snarkjs_prove(&p, z, w->w, w->n, pool, NULL, &e), CZ_ERR_NOT_IN_SUBGROUP);
     assert_non_null(strstr(e.msg, "proof's A"));
     assert_true(cz_g1_affine_is_infinity(&p.a)); /* nothing half-made returned */
-    assert_int_equal(cz_snarkjs_zkey_check_subgroups(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_int_equal(cz_snarkjs_zkey_check_points(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
     assert_non_null(strstr(e.msg, "A (section 5) point 0"));
     z->a[0] = a0;
+
+    /* A query point off its curve (possible in a key read with
+     * CZ_SNARKJS_NO_QUERY_CHECK) makes no proof either: off the curve, the
+     * proof point that the witness reaches with it is refused; A[0]
+     * reaches A, H[0] reaches C. Each is named by the separate test. */
+    for (int k = 0; k < 2; k++) {
+        cz_g1_affine *pt = k ? &z->h[0] : &z->a[0], keep = *pt;
+        cz_fp_add(&pt->y, &pt->y, &CZ_FP_ONE);
+        assert_false(cz_g1_affine_is_on_curve(pt));
+        memset(&e, 0, sizeof e);
+        assert_int_equal(cz_snarkjs_prove(&p, z, w->w, w->n, pool, NULL, &e), CZ_ERR_NOT_IN_SUBGROUP);
+        assert_non_null(strstr(e.msg, k ? "proof's C" : "proof's A"));
+        assert_true(cz_g1_affine_is_infinity(&p.a));
+        assert_int_equal(cz_snarkjs_zkey_check_points(z, pool, &e), CZ_ERR_NOT_ON_CURVE);
+        assert_non_null(strstr(e.msg, k ? "H (section 9) point 0 is not on its curve"
+                                        : "A (section 5) point 0 is not on its curve"));
+        *pt = keep;
+    }
+    /* and B2 off its curve: the first B2 point the witness reaches (a
+     * finite one with a nonzero value) spoils the proof's B */
+    size_t j = 0;
+    while (j < z->n_vars && (cz_g2_affine_is_infinity(&z->b2[j]) || cz_fr_is_zero(&w->w[j]))) j++;
+    assert_true(j < z->n_vars);
+    cz_g2_affine b2j = z->b2[j];
+    cz_fp_add(&z->b2[j].y.c0, &z->b2[j].y.c0, &CZ_FP_ONE);
+    assert_int_equal(cz_snarkjs_prove(&p, z, w->w, w->n, pool, NULL, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_non_null(strstr(e.msg, "proof's B"));
+    assert_int_equal(cz_snarkjs_zkey_check_points(z, pool, &e), CZ_ERR_NOT_ON_CURVE);
+    assert_non_null(strstr(e.msg, "B2 (section 7) point"));
+    z->b2[j] = b2j;
+    assert_int_equal(cz_snarkjs_prove(&p, z, w->w, w->n, pool, NULL, &e), CZ_OK);
 
     /* a witness that does not satisfy the circuit is refused */
     cz_fr_add(&w->w[4], &w->w[4], &CZ_FR_ONE);

@@ -339,16 +339,16 @@ static void corruptions_refused(void **state)
     assert_int_equal(cz_pool_create(&pool, 2, "t-zkey"), CZ_OK);
     for (int k = 0; k < 2; k++) {
         memset(&e, 0, sizeof e);
-        assert_int_equal(cz_snarkjs_zkey_check_subgroups(z, k ? pool : NULL, &e), CZ_ERR_NOT_IN_SUBGROUP);
+        assert_int_equal(cz_snarkjs_zkey_check_points(z, k ? pool : NULL, &e), CZ_ERR_NOT_IN_SUBGROUP);
         assert_non_null(strstr(e.msg, "H (section 9) point 0"));
     }
     /* the first bad point in file order is the one named: a second one
      * later in H changes nothing, one in A (earlier) takes over */
     z->h[z->domain_size - 1] = q;
-    assert_int_equal(cz_snarkjs_zkey_check_subgroups(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_int_equal(cz_snarkjs_zkey_check_points(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
     assert_non_null(strstr(e.msg, "H (section 9) point 0"));
     z->a[z->n_vars - 1] = q;
-    assert_int_equal(cz_snarkjs_zkey_check_subgroups(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_int_equal(cz_snarkjs_zkey_check_points(z, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
     assert_non_null(strstr(e.msg, "A (section 5) point"));
     cz_snarkjs_zkey_free(z);
     /* the verifying key's IC is tested whatever the flags */
@@ -369,6 +369,32 @@ static void corruptions_refused(void **state)
     assert_int_equal(cz_snarkjs_zkey_parse(&z, b, len, CZ_SNARKJS_NO_SUBGROUP_CHECK, pool, &e),
                      CZ_ERR_NOT_ON_CURVE);
     assert_non_null(strstr(e.msg, "section 5 (A) point 2"));
+    /* CZ_SNARKJS_NO_QUERY_CHECK reads the same bytes (neither query test),
+     * and the separate test names the first of the two in file order */
+    assert_int_equal(cz_snarkjs_zkey_parse(&z, b, len, CZ_SNARKJS_NO_QUERY_CHECK, pool, &e), CZ_OK);
+    for (int k = 0; k < 2; k++) {
+        memset(&e, 0, sizeof e);
+        assert_int_equal(cz_snarkjs_zkey_check_points(z, k ? pool : NULL, &e), CZ_ERR_NOT_ON_CURVE);
+        assert_non_null(strstr(e.msg, "A (section 5) point 2 is not on its curve"));
+    }
+    cz_snarkjs_zkey_free(z);
+    b[as + 96 * 2 + 50] ^= 1;
+    /* ... but never a coordinate >= p, nor an IC point off its curve or
+     * outside its subgroup */
+    memset(b + as + 96 * 3 + 40, 0xff, 8); /* the top limb of A[3].x */
+    assert_int_equal(cz_snarkjs_zkey_parse(&z, b, len, CZ_SNARKJS_NO_QUERY_CHECK, pool, &e), CZ_ERR_NOT_CANONICAL);
+    assert_null(z);
+    assert_non_null(strstr(e.msg, "section 5 (A) point 3"));
+    memset(b + as + 96 * 3 + 40, 0, 8); /* A[3].x < 2^320 < p, off the curve or not: canonical */
+    b[ics + 96 + 60] ^= 1;
+    assert_int_equal(cz_snarkjs_zkey_parse(&z, b, len, CZ_SNARKJS_NO_QUERY_CHECK, pool, &e), CZ_ERR_NOT_ON_CURVE);
+    assert_null(z);
+    assert_non_null(strstr(e.msg, "section 3 (IC) point 1"));
+    b[ics + 96 + 60] ^= 1;
+    memcpy(b + ics + 96, b + hs, 96);
+    assert_int_equal(cz_snarkjs_zkey_parse(&z, b, len, CZ_SNARKJS_NO_QUERY_CHECK, pool, &e), CZ_ERR_NOT_IN_SUBGROUP);
+    assert_null(z);
+    assert_non_null(strstr(e.msg, "IC (section 3) point 1"));
     cz_pool_destroy(pool);
     free(b);
 }
