@@ -100,7 +100,15 @@ typedef struct {
     cz_g2_affine beta2, gamma2, delta2;
     cz_g1_affine *ic;     /* n_public + 1 */
     size_t n_coefs;
-    cz_zkey_coef *coefs;  /* §4, in file order */
+    cz_zkey_coef *coefs;  /* §4, in file order (NULL when read with CZ_SNARKJS_COEF_RECORDS) */
+    /* §4 as the file holds it, when read with CZ_SNARKJS_COEF_RECORDS: n_coefs
+     * records of 44 bytes (u32 matrix, constraint, signal; the value c·R^2
+     * mod r, 32 bytes LE), each checked like a decoded one; they point into
+     * the buffer given to cz_snarkjs_zkey_parse (which must then outlive the
+     * key) or into the file mapping that cz_snarkjs_zkey_read keeps. */
+    const uint8_t *coef_rec;
+    const uint8_t *map_;  /* private: the mapping cz_snarkjs_zkey_free unmaps */
+    size_t map_len_;
     cz_g1_affine *a;      /* §5, n_vars */
     cz_g1_affine *b1;     /* §6, n_vars */
     cz_g2_affine *b2;     /* §7, n_vars */
@@ -108,7 +116,13 @@ typedef struct {
     cz_g1_affine *h;      /* §9, domain_size: snarkjs's H (odd coset of 2n) */
 } cz_snarkjs_zkey;
 
-enum { CZ_SNARKJS_NO_SUBGROUP_CHECK = 1, CZ_SNARKJS_NO_QUERY_CHECK = 2 };
+/* CZ_SNARKJS_COEF_RECORDS: the §4 coefficients are checked but not
+ * decoded into coefs; cz_snarkjs_eval_abc reads the records instead. Why:
+ * a one-shot `cuzk prove --zkey` uses them once, and the decoded array
+ * (48 bytes a coefficient: 256 MB for a 2^20 key's 5.3 M) cost a pass that
+ * wrote it and a pass that read it back; a key that proves many times
+ * decodes once and saves one product a coefficient a proof. */
+enum { CZ_SNARKJS_NO_SUBGROUP_CHECK = 1, CZ_SNARKJS_NO_QUERY_CHECK = 2, CZ_SNARKJS_COEF_RECORDS = 4 };
 
 CZ_WUR cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_t len,
                                        unsigned flags, cz_pool *pool, cz_errbuf *err);

@@ -319,7 +319,9 @@ static int snarkjs_prove(const cz_args *a)
      * (see snarkjs.h). The subgroup test is most of the cost of reading a
      * key (~70 s of 75 s at 2^20 on two cores), and the curve test ~10 % of
      * a whole run at 2^18-2^20. --check-key runs both up front; a refused
-     * proof runs them to name the point. */
+     * proof runs them to name the point. One proof uses the §4
+     * coefficients once: they are read from the file's records, not
+     * decoded into an array first (CZ_SNARKJS_COEF_RECORDS). */
     bool check_key = cz_opt_flag(a, "--check-key"), use_tables = cz_opt_flag(a, "--tables");
     uint64_t tables_max = (uint64_t)4 << 30;
     const char *tm = cz_opt_str(a, "--msm-tables", NULL);
@@ -331,7 +333,8 @@ static int snarkjs_prove(const cz_args *a)
         cz_pool_destroy(pool);
         return cz_usage_error(&prove_cmd, "--msm-tables: '%s' is not a size (bytes, K/M/G/T suffix)", tm);
     }
-    if (st == CZ_OK) st = cz_snarkjs_zkey_read(&z, zk, check_key ? 0 : CZ_SNARKJS_NO_QUERY_CHECK, pool, &e);
+    if (st == CZ_OK) st = cz_snarkjs_zkey_read(&z, zk, CZ_SNARKJS_COEF_RECORDS | (check_key ? 0 : CZ_SNARKJS_NO_QUERY_CHECK),
+                                                pool, &e);
     if (st == CZ_OK) st = cz_snarkjs_wtns_read(&w, wt, pool, &e);
     if (st == CZ_OK && r1) {
         size_t bad;

@@ -15,6 +15,7 @@ void cz_snarkjs_zkey_free(cz_snarkjs_zkey *z)
     free(z->b2);
     free(z->c);
     free(z->h);
+    if (z->map_) cz_unmap_file(z->map_, z->map_len_);
     free(z);
 }
 
@@ -181,7 +182,8 @@ typedef struct {
 static bool coef_ok(void *arg, size_t i)
 {
     coef_ctx *x = arg;
-    return coef_decode(&x->z->coefs[i], x->in + 44 * i, x->z) == CZ_OK;
+    cz_zkey_coef scratch;
+    return coef_decode(x->z->coefs ? &x->z->coefs[i] : &scratch, x->in + 44 * i, x->z) == CZ_OK;
 }
 
 static cz_status header_point_g1(cz_g1_affine *p, cz_rd *rd, const char *name, cz_errbuf *err)
@@ -271,15 +273,16 @@ cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_
         goto fail;
     }
     z->n_coefs = ncoef;
-    z->coefs = malloc((ncoef ? ncoef : 1) * sizeof *z->coefs);
-    if (!z->coefs) {
+    if (flags & CZ_SNARKJS_COEF_RECORDS) {
+        z->coef_rec = rd.p; /* checked below, not decoded (see snarkjs.h) */
+    } else if (!(z->coefs = malloc((ncoef ? ncoef : 1) * sizeof *z->coefs))) {
         st = cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for %u coefficients", ncoef);
         goto fail;
     }
     coef_ctx cc = {z, rd.p};
     size_t bad = cz_bin_first_failing(pool, ncoef, 4096, coef_ok, &cc);
     if (bad != SIZE_MAX) {
-        cz_zkey_coef *c = &z->coefs[bad];
+        cz_zkey_coef one, *c = &one;
         if (coef_decode(c, cc.in + 44 * bad, z) == CZ_ERR_NOT_CANONICAL)
             st = cz_err(err, CZ_ERR_NOT_CANONICAL, "zkey: section 4 entry %zu: value >= r", bad);
         else
@@ -320,7 +323,12 @@ cz_status cz_snarkjs_zkey_read(cz_snarkjs_zkey **out, const char *path, unsigned
     cz_status st = cz_map_file(path, &buf, &len, err);
     if (st != CZ_OK) return st;
     st = cz_snarkjs_zkey_parse(out, buf, len, flags, pool, err);
-    cz_unmap_file(buf, len);
+    if (st == CZ_OK && (*out)->coef_rec) {
+        (*out)->map_ = buf; /* the records point into it: the key keeps it */
+        (*out)->map_len_ = len;
+    } else {
+        cz_unmap_file(buf, len);
+    }
     return st;
 }
 
@@ -377,7 +385,8 @@ cz_status cz_snarkjs_zkey_write(const char *path, const cz_snarkjs_zkey *z, cz_e
 
     cz_binw_begin(&w, 4);
     cz_binw_u32(&w, (uint32_t)z->n_coefs);
-    for (size_t i = 0; i < z->n_coefs; i++) {
+    if (z->coef_rec) cz_binw_bytes(&w, z->coef_rec, 44 * z->n_coefs); /* as read, and checked */
+    for (size_t i = 0; !z->coef_rec && i < z->n_coefs; i++) {
         const cz_zkey_coef *c = &z->coefs[i];
         cz_binw_u32(&w, c->matrix);
         cz_binw_u32(&w, c->constraint);

@@ -13,6 +13,7 @@
  * a forward DFT over G1 (n/2·log n variable-time scalar multiplications by
  * public twiddles) followed by a scaling.
  */
+#include "cuzk/msm.h"
 #include "cuzk/snarkjs.h"
 #include "interop_internal.h"
 #include <stdlib.h>
@@ -203,17 +204,47 @@ fail2:
 typedef struct {
     const cz_snarkjs_zkey *z;
     const cz_fr *w;
+    const cz_scalar *w_raw; /* records: the witness as plain integers */
     cz_fr *a, *b, *c;
     uint64_t K, mask;
     size_t nparts;
     cz_fr minus_one;
+    cz_fr s_one, s_minus_one; /* records: the stored forms (c·R^2) of 1 and -1 */
 } abc_ctx;
+
+/* The same sums from the §4 records (CZ_SNARKJS_COEF_RECORDS): a stored
+ * value s = c·R^2 times the plain witness value v through the Montgomery
+ * product is c·R^2·v·R^-1 = (c·v)·R, cuzk's form of c·v: one product a
+ * term, as from a decoded coefficient, with no decoding pass. */
+static void abc_part_rec(const abc_ctx *x, size_t lo, size_t hi)
+{
+    const uint8_t *p = x->z->coef_rec;
+    for (size_t i = 0; i < x->z->n_coefs; i++, p += 44) {
+        uint32_t f[3];
+        memcpy(f, p, sizeof f); /* matrix, constraint, signal: checked at parse */
+        size_t j = (size_t)((x->K * f[1]) & x->mask);
+        if (j < lo || j >= hi) continue;
+        cz_fr v, *dst = f[0] ? x->b : x->a;
+        memcpy(v.l, p + 12, 32);
+        if (cz_fr_eq(&v, &x->s_one)) {
+            cz_fr_add(&dst[j], &dst[j], &x->w[f[2]]);
+        } else if (cz_fr_eq(&v, &x->s_minus_one)) {
+            cz_fr_sub(&dst[j], &dst[j], &x->w[f[2]]);
+        } else {
+            cz_fr raw, t;
+            memcpy(raw.l, x->w_raw[f[2]].l, 32);
+            cz_fr_mul(&t, &v, &raw);
+            cz_fr_add(&dst[j], &dst[j], &t);
+        }
+    }
+}
 
 static void abc_part(void *arg, size_t part)
 {
     const abc_ctx *x = arg;
     const size_t dn = x->z->domain_size, lo = dn * part / x->nparts, hi = dn * (part + 1) / x->nparts;
-    for (size_t i = 0; i < x->z->n_coefs; i++) {
+    if (x->z->coef_rec) abc_part_rec(x, lo, hi);
+    for (size_t i = 0; !x->z->coef_rec && i < x->z->n_coefs; i++) {
         const cz_zkey_coef *k = &x->z->coefs[i];
         size_t j = (size_t)((x->K * k->constraint) & x->mask);
         if (j < lo || j >= hi) continue;
@@ -231,18 +262,35 @@ static void abc_part(void *arg, size_t part)
     for (size_t j = lo; j < hi; j++) cz_fr_mul(&x->c[j], &x->a[j], &x->b[j]);
 }
 
-cz_status cz_snarkjs_eval_abc(const cz_snarkjs_zkey *z, const cz_fr *w, size_t n, cz_fr *a, cz_fr *b, cz_fr *c,
-                              cz_pool *pool, cz_errbuf *err)
+cz_status cz__snarkjs_eval_abc_raw(const cz_snarkjs_zkey *z, const cz_fr *w, const cz_scalar *w_raw, size_t n,
+                                   cz_fr *a, cz_fr *b, cz_fr *c, cz_pool *pool, cz_errbuf *err)
 {
     if (n != z->n_vars)
         return cz_err(err, CZ_ERR_MISMATCH, "witness has %zu values, the zkey expects nVars = %u", n, z->n_vars);
     size_t dn = z->domain_size;
     memset(a, 0, dn * sizeof *a);
     memset(b, 0, dn * sizeof *b);
-    abc_ctx x = {z, w, a, b, c, cz__snarkjs_root_exponent(), dn - 1, pool ? cz_pool_size(pool) + 1 : 1, {{0}}};
+    abc_ctx x = {z, w, w_raw, a, b, c, cz__snarkjs_root_exponent(), dn - 1, pool ? cz_pool_size(pool) + 1 : 1,
+                 {{0}}, {{0}}, {{0}}};
     cz_fr_from_u64(&x.minus_one, 1);
     cz_fr_neg(&x.minus_one, &x.minus_one);
+    /* the stored form of c is the Montgomery form of c·R, i.e. from_raw of
+     * cuzk's limbs of c (as cz_snarkjs_zkey_write writes it) */
+    if (cz_fr_from_raw(&x.s_one, CZ_FR_ONE.l) != CZ_OK || cz_fr_from_raw(&x.s_minus_one, x.minus_one.l) != CZ_OK)
+        return cz_err(err, CZ_ERR_INTERNAL, "eval_abc: constants");
     if (x.nparts > dn) x.nparts = dn;
     cz_pool_parallel_for(pool, x.nparts, abc_part, &x);
     return CZ_OK;
+}
+
+cz_status cz_snarkjs_eval_abc(const cz_snarkjs_zkey *z, const cz_fr *w, size_t n, cz_fr *a, cz_fr *b, cz_fr *c,
+                              cz_pool *pool, cz_errbuf *err)
+{
+    if (!z->coef_rec || n != z->n_vars) return cz__snarkjs_eval_abc_raw(z, w, NULL, n, a, b, c, pool, err);
+    cz_scalar *raw = malloc((n ? n : 1) * sizeof *raw);
+    if (!raw) return cz_err(err, CZ_ERR_NOMEM, "eval_abc: out of memory for %zu values", n);
+    cz_msm_scalars_from_fr(raw, w, n, pool);
+    cz_status st = cz__snarkjs_eval_abc_raw(z, w, raw, n, a, b, c, pool, err);
+    free(raw);
+    return st;
 }

@@ -178,15 +178,17 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
         st = cz_err(err, st, "prove: NTT domain 2^%u: %s", logn, cz_status_str(st));
         goto done;
     }
+    /* the MSM scalars (the witness out of Montgomery form) first: §4's
+     * records, when the key keeps them, are evaluated against them */
+    cz_msm_scalars_from_fr(ws, w, n, pool);
     /* a, b from §4 and c = a∘b, already in cuzk's row order */
-    if ((st = cz_snarkjs_eval_abc(z, w, n, a, b, c, pool, err)) != CZ_OK) goto done;
+    if ((st = cz__snarkjs_eval_abc_raw(z, w, ws, n, a, b, c, pool, err)) != CZ_OK) goto done;
     /* a <- (A·B − C) on the odd coset w_2n·<w_n>, in cuzk's order */
     cz_quotient_odd_coset(pool, d, a, b, c);
     /* gathered into snarkjs's H order as scalars (b is free scratch now) */
     gather_ctx g = {a, (cz_scalar *)b, cz__snarkjs_root_exponent(), 2 * (uint64_t)dn - 1};
     cz_pool_parallel_range(pool, 0, dn, 4096, gather_range, &g);
     const cz_scalar *hs = (const cz_scalar *)b;
-    cz_msm_scalars_from_fr(ws, w, n, pool);
 
     cz_g1_jac pa, pb1, pc, t1;
     cz_g2_jac pb;

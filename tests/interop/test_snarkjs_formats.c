@@ -225,8 +225,9 @@ static cz_status parse_any(int f, const uint8_t *b, size_t len, cz_errbuf *e)
         st = cz_snarkjs_wtns_parse(&w, b, len, NULL, e);
         cz_snarkjs_wtns_free(w);
     } else {
+        /* f == 3: the §4 records kept, not decoded: checked alike */
         cz_snarkjs_zkey *z;
-        st = cz_snarkjs_zkey_parse(&z, b, len, 0, NULL, e);
+        st = cz_snarkjs_zkey_parse(&z, b, len, f == 3 ? CZ_SNARKJS_COEF_RECORDS : 0, NULL, e);
         cz_snarkjs_zkey_free(z);
     }
     return st;
@@ -298,13 +299,22 @@ static void corruptions_refused(void **state)
     uint8_t *last = b + cs4 + 4 + 44 * (size_t)(nc - 1), keep[44];
     memcpy(keep, last, 44);
     memset(last + 12, 0xff, 32);
-    assert_int_equal(parse_any(2, b, len, &e), CZ_ERR_NOT_CANONICAL);
     char want[64];
     snprintf(want, sizeof want, "section 4 entry %u: value >= r", nc - 1);
-    assert_non_null(strstr(e.msg, want));
+    for (int f = 2; f <= 3; f++) {
+        assert_int_equal(parse_any(f, b, len, &e), CZ_ERR_NOT_CANONICAL);
+        assert_non_null(strstr(e.msg, want));
+    }
     memcpy(b + cs4 + 4 + 44 + 8, "\xff\xff\xff\x7f", 4); /* entry 1's signal */
-    assert_int_equal(parse_any(2, b, len, &e), CZ_ERR_FORMAT);
-    assert_non_null(strstr(e.msg, "section 4 entry 1: matrix"));
+    for (int f = 2; f <= 3; f++) {
+        assert_int_equal(parse_any(f, b, len, &e), CZ_ERR_FORMAT);
+        assert_non_null(strstr(e.msg, "section 4 entry 1: matrix"));
+    }
+    b[cs4 + 4 + 44] = 2; /* entry 1's matrix too: only 0 (A) and 1 (B) exist */
+    for (int f = 2; f <= 3; f++) {
+        assert_int_equal(parse_any(f, b, len, &e), CZ_ERR_FORMAT);
+        assert_non_null(strstr(e.msg, "section 4 entry 1: matrix 2"));
+    }
     memcpy(last, keep, 44);
     free(b);
     /* zkey: an H point moved off the curve; then one not in the subgroup */
@@ -539,9 +549,96 @@ static void wtns_parallel_decode(void **state)
     free(v);
 }
 
+/* A key read with CZ_SNARKJS_COEF_RECORDS evaluates a, b, c exactly as
+ * one whose coefficients were decoded, the pool's split included, and
+ * writes the same file back. The fixture's terms are all ±1 (circom), so
+ * three in four get other values first (deterministic, < r, as stored
+ * forms c·R^2): the product branch runs as well as the ±1 ones. */
+static void zkey_coef_records_agree(void **state)
+{
+    (void)state;
+    cz_errbuf e = {{0}};
+    size_t len, wlen;
+    uint8_t *b = load("snarkjs/fixture.zkey", &len), *wb = load("snarkjs/fixture.wtns", &wlen);
+    size_t cs4 = section_off(b, len, 4);
+    uint32_t nc;
+    memcpy(&nc, b + cs4, 4);
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (uint32_t i = 0; i < nc; i++) {
+        if (i % 4 == 3) continue; /* kept: a ±1 term */
+        uint64_t v[4];
+        for (int k = 0; k < 4; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v[k] = x;
+        }
+        v[3] &= 0x3fffffffffffffffULL; /* < 2^254 < r */
+        memcpy(b + cs4 + 4 + 44 * (size_t)i + 12, v, 32);
+    }
+    cz_snarkjs_wtns *w;
+    assert_int_equal(cz_snarkjs_wtns_parse(&w, wb, wlen, NULL, &e), CZ_OK);
+    cz_snarkjs_zkey *zd, *zr;
+    assert_int_equal(cz_snarkjs_zkey_parse(&zd, b, len, 0, NULL, &e), CZ_OK);
+    assert_int_equal(cz_snarkjs_zkey_parse(&zr, b, len, CZ_SNARKJS_COEF_RECORDS | CZ_SNARKJS_NO_QUERY_CHECK, NULL, &e),
+                     CZ_OK);
+    assert_non_null(zd->coefs);
+    assert_null(zr->coefs);
+    assert_ptr_equal(zr->coef_rec, b + cs4 + 4);
+    size_t m = zd->domain_size, general = 0;
+    for (size_t i = 0; i < zd->n_coefs; i++) general += !cz_fr_is_one(&zd->coefs[i].value);
+    assert_true(general > zd->n_coefs / 2);
+    cz_fr *d = malloc(3 * m * sizeof(cz_fr)), *r = malloc(3 * m * sizeof(cz_fr));
+    assert_non_null(d);
+    assert_non_null(r);
+    cz_pool *pool;
+    assert_int_equal(cz_pool_create(&pool, 2, "t-rec"), CZ_OK);
+    assert_int_equal(cz_snarkjs_eval_abc(zd, w->w, w->n, d, d + m, d + 2 * m, NULL, &e), CZ_OK);
+    for (int k = 0; k < 2; k++) {
+        memset(r, 0xa5, 3 * m * sizeof(cz_fr));
+        assert_int_equal(cz_snarkjs_eval_abc(zr, w->w, w->n, r, r + m, r + 2 * m, k ? pool : NULL, &e), CZ_OK);
+        assert_memory_equal(r, d, 3 * m * sizeof(cz_fr));
+    }
+    /* a wrong witness length is refused on either path */
+    assert_int_equal(cz_snarkjs_eval_abc(zr, w->w, w->n - 1, r, r + m, r + 2 * m, NULL, &e), CZ_ERR_MISMATCH);
+    /* written back: the same bytes from either form */
+    char pd[64], pr[64];
+    snprintf(pd, sizeof pd, "/tmp/cz-rec-%d-d.zkey", (int)getpid());
+    snprintf(pr, sizeof pr, "/tmp/cz-rec-%d-r.zkey", (int)getpid());
+    assert_int_equal(cz_snarkjs_zkey_write(pd, zd, &e), CZ_OK);
+    assert_int_equal(cz_snarkjs_zkey_write(pr, zr, &e), CZ_OK);
+    size_t ld, lr;
+    uint8_t *bd = cz_read_file(pd, &ld), *br = cz_read_file(pr, &lr);
+    assert_int_equal(ld, lr);
+    assert_memory_equal(bd, br, ld);
+    unlink(pd);
+    unlink(pr);
+    free(bd);
+    free(br);
+    /* read from a file, the key keeps the mapping its records point into */
+    cz_snarkjs_zkey *zf;
+    assert_int_equal(cz_snarkjs_zkey_read(&zf, cz_vector_path("snarkjs/fixture.zkey"), CZ_SNARKJS_COEF_RECORDS, pool, &e),
+                     CZ_OK);
+    assert_non_null(zf->coef_rec);
+    assert_int_equal(cz_snarkjs_eval_abc(zf, w->w, w->n, r, r + m, r + 2 * m, pool, &e), CZ_OK);
+    cz_snarkjs_zkey *zo;
+    assert_int_equal(cz_snarkjs_zkey_read(&zo, cz_vector_path("snarkjs/fixture.zkey"), 0, pool, &e), CZ_OK);
+    assert_int_equal(cz_snarkjs_eval_abc(zo, w->w, w->n, d, d + m, d + 2 * m, pool, &e), CZ_OK);
+    assert_memory_equal(r, d, 3 * m * sizeof(cz_fr));
+    cz_snarkjs_zkey_free(zo);
+    cz_snarkjs_zkey_free(zf);
+    cz_pool_destroy(pool);
+    cz_snarkjs_zkey_free(zd);
+    cz_snarkjs_zkey_free(zr);
+    cz_snarkjs_wtns_free(w);
+    free(d);
+    free(r);
+    free(b);
+    free(wb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(zkey_coef_records_agree),
         cmocka_unit_test(r1cs_and_witness_agree), cmocka_unit_test(zkey_matches_vk_and_public),
         cmocka_unit_test(truncations_refused),    cmocka_unit_test(corruptions_refused),
         cmocka_unit_test(json_refusals),          cmocka_unit_test(vk_identity_ic),
