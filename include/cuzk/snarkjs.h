@@ -239,7 +239,10 @@ CZ_WUR cz_status cz_snarkjs_zkey_to_params(const cz_snarkjs_zkey *z, cz_pool *po
                                            cz_pce **shape, cz_errbuf *err);
 /* a, b from the §4 coefficients and c = a∘b, in cuzk's row order (domain
  * size elements each), for proving with cz_snarkjs_zkey_to_params output.
- * In parallel on pool (may be NULL); the result does not depend on it. */
+ * In parallel on pool (may be NULL); the result does not depend on it, nor
+ * on whether z holds decoded coefficients or records
+ * (CZ_SNARKJS_COEF_RECORDS: then the witness is also taken out of
+ * Montgomery form first, a temporary of 32 bytes a value). */
 CZ_WUR cz_status cz_snarkjs_eval_abc(const cz_snarkjs_zkey *z, const cz_fr *w, size_t n, cz_fr *a, cz_fr *b,
                                      cz_fr *c, cz_pool *pool, cz_errbuf *err);
 /* The verifying key of a zkey in cuzk's form (ic copied, malloc'd). */

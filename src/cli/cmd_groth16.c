@@ -274,7 +274,8 @@ static const cz_opt prove_opts[] = {
     {.name = "--r1cs", .kind = CZ_OPT_STR, .arg = "C.r1cs", .help = "snarkjs: check the witness against it first",
      .modes = M_SNARKJS},
     {.name = "--check-key", .kind = CZ_OPT_FLAG,
-     .help = "snarkjs: test every key point for its curve and subgroup before proving (~25 us a point)", .modes = M_SNARKJS},
+     .help = "snarkjs: test every key point for its curve and subgroup before proving (~25 us a point)",
+     .modes = M_SNARKJS},
     {.name = "--tables", .kind = CZ_OPT_FLAG,
      .help = "snarkjs: precomputed MSM tables kept in C.zkey.tables: built and written by the first run (seconds "
              "to a minute), mapped by later ones",
@@ -333,8 +334,8 @@ static int snarkjs_prove(const cz_args *a)
         cz_pool_destroy(pool);
         return cz_usage_error(&prove_cmd, "--msm-tables: '%s' is not a size (bytes, K/M/G/T suffix)", tm);
     }
-    if (st == CZ_OK) st = cz_snarkjs_zkey_read(&z, zk, CZ_SNARKJS_COEF_RECORDS | (check_key ? 0 : CZ_SNARKJS_NO_QUERY_CHECK),
-                                                pool, &e);
+    const unsigned zflags = CZ_SNARKJS_COEF_RECORDS | (check_key ? 0 : CZ_SNARKJS_NO_QUERY_CHECK);
+    if (st == CZ_OK) st = cz_snarkjs_zkey_read(&z, zk, zflags, pool, &e);
     if (st == CZ_OK) st = cz_snarkjs_wtns_read(&w, wt, pool, &e);
     if (st == CZ_OK && r1) {
         size_t bad;

@@ -91,8 +91,8 @@ cz_status cz_snarkjs_zkey_check_points(const cz_snarkjs_zkey *z, cz_pool *pool, 
     return check_points(z, true, pool, err);
 }
 
-/* Decoding of one point array (canonical coordinates, on the curve), in
- * parallel: the arrays are most of a key's bytes (a 2^20 key has ~5 M
+/* Decoding of one point array (canonical coordinates; on the curve unless
+ * on_curve is false), in parallel: the arrays are most of a key's bytes (a 2^20 key has ~5 M
  * points). */
 typedef struct {
     void *out;
@@ -157,20 +157,22 @@ static uint64_t le_u64(const uint8_t *b, int n)
     return w;
 }
 
-static cz_status coef_decode(cz_zkey_coef *c, const uint8_t *rec, const cz_snarkjs_zkey *z)
+/* The fields of one record, checked; c->value receives the stored value
+ * (c·R^2 mod r, which must be < r) unless decode, then its Montgomery
+ * reduction c·R, exactly cuzk's Montgomery form of c. */
+static cz_status coef_read(cz_zkey_coef *c, const uint8_t *rec, const cz_snarkjs_zkey *z, bool decode)
 {
     c->matrix = (uint32_t)le_u64(rec, 4);
     c->constraint = (uint32_t)le_u64(rec + 4, 4);
     c->signal = (uint32_t)le_u64(rec + 8, 4);
     if (c->matrix > 1 || c->constraint >= z->domain_size || c->signal >= z->n_vars) return CZ_ERR_FORMAT;
-    /* stored: c·R^2 mod r, which must be < r. Its Montgomery reduction is
-     * c·R, exactly cuzk's Montgomery form of c. */
     cz_fr s;
     for (int k = 0; k < 4; k++) s.l[k] = le_u64(rec + 12 + 8 * k, 8);
     int k = 3;
     while (k > 0 && s.l[k] == CZ_FR_MODULUS[k]) k--;
     if (s.l[k] >= CZ_FR_MODULUS[k]) return CZ_ERR_NOT_CANONICAL;
-    cz_fr_to_raw(c->value.l, &s);
+    if (decode) cz_fr_to_raw(c->value.l, &s);
+    else c->value = s;
     return CZ_OK;
 }
 
@@ -182,8 +184,9 @@ typedef struct {
 static bool coef_ok(void *arg, size_t i)
 {
     coef_ctx *x = arg;
-    cz_zkey_coef scratch;
-    return coef_decode(x->z->coefs ? &x->z->coefs[i] : &scratch, x->in + 44 * i, x->z) == CZ_OK;
+    cz_zkey_coef scratch; /* records (CZ_SNARKJS_COEF_RECORDS): checked only */
+    bool dec = x->z->coefs != NULL;
+    return coef_read(dec ? &x->z->coefs[i] : &scratch, x->in + 44 * i, x->z, dec) == CZ_OK;
 }
 
 static cz_status header_point_g1(cz_g1_affine *p, cz_rd *rd, const char *name, cz_errbuf *err)
@@ -283,7 +286,7 @@ cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_
     size_t bad = cz_bin_first_failing(pool, ncoef, 4096, coef_ok, &cc);
     if (bad != SIZE_MAX) {
         cz_zkey_coef one, *c = &one;
-        if (coef_decode(c, cc.in + 44 * bad, z) == CZ_ERR_NOT_CANONICAL)
+        if (coef_read(c, cc.in + 44 * bad, z, false) == CZ_ERR_NOT_CANONICAL)
             st = cz_err(err, CZ_ERR_NOT_CANONICAL, "zkey: section 4 entry %zu: value >= r", bad);
         else
             st = cz_err(err, CZ_ERR_FORMAT,
