@@ -186,15 +186,14 @@ void cz_snarkjs_vk_clear(cz_snarkjs_vk *vk);
  * is either zero — the point is then exactly what the key's subgroup parts
  * give, and the pairing check decides — or the proof is refused, so no
  * such component (which would carry witness bits) is ever returned.
- * And why it may have been read with CZ_SNARKJS_NO_QUERY_CHECK: each
- * proof point's last addition is of a uniformly random point of the group
- * (r delta1, s delta2, -r s delta1, from the checked header). If the sum it
- * is added to is off the curve (a key point off its curve reached it: the
- * formulas, a = 0, never use the curve's b), the result lies on the curve
- * only where that random point meets one fixed algebraic condition, a few
- * points out of ~2^255, so the proof is refused all but certainly. If the
- * sum is on the curve, however it was made, the argument above applies
- * as to a key with wrong points on the curve (docs/design.md §7.5).
+ * And why it may have been read with CZ_SNARKJS_NO_QUERY_CHECK: a query
+ * point reaches the proof only through the four MSM sums (A, B1, B2, and
+ * C + H), and each sum is tested for the curve as the MSMs return
+ * (CZ_ERR_NOT_IN_SUBGROUP, as above, if one is off it). From there on
+ * everything is group arithmetic on points of the curve, so a sum on the
+ * curve, however a bad point made it, is what a key with wrong points on
+ * the curve would give, and the argument above applies
+ * (docs/design.md §7.5).
  * test_rs: TEST ONLY fixed {r, s}; NULL draws them from the OS.
  * TIMING: the witness is handled in VARIABLE time (the a, b evaluation,
  * the NTTs and Pippenger MSMs branch and index on the scalars, and zero/one

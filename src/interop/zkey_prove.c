@@ -214,6 +214,22 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
         st = cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));
         goto done;
     }
+    /* The sums must lie on the curve: a key point off its curve (a key
+     * read with CZ_SNARKJS_NO_QUERY_CHECK) can only reach a proof through
+     * them, and from here on everything is group arithmetic on points of
+     * the curve (why: snarkjs.h). B1 enters the proof's C. */
+    const char *offc = !cz_g1_jac_is_on_curve(&pa)    ? "A"
+                       : !cz_g2_jac_is_on_curve(&pb)  ? "B"
+                       : !cz_g1_jac_is_on_curve(&pb1) ? "C"
+                       : !cz_g1_jac_is_on_curve(&pc)  ? "C"
+                                                      : NULL;
+    if (offc) {
+        st = cz_err(err, CZ_ERR_NOT_IN_SUBGROUP,
+                    "prove: the proof's %s is off the curve or outside the prime-order subgroup: a query point of "
+                    "the zkey is",
+                    offc);
+        goto done;
+    }
 
     cz_fr rs[3];
     if (test_rs) {
