@@ -176,10 +176,10 @@ void cz_snarkjs_vk_clear(cz_snarkjs_vk *vk);
  * A witness that does not satisfy the circuit cannot be detected from the
  * zkey alone (it has no C matrix): the proof is self-verified and
  * CZ_ERR_UNSATISFIED ("witness does not satisfy the circuit") returned if
- * it fails. The self-verification first checks that the proof's A, C are
- * on G1's curve and in G1, and B likewise in G2 (CZ_ERR_NOT_IN_SUBGROUP
- * otherwise: the key has a query point off its curve or outside its
- * subgroup, which cz_snarkjs_zkey_check_points then names).
+ * it fails. The MSM sums are first tested for the curve, and the proof's
+ * A, C for G1's subgroup and B for G2's (CZ_ERR_NOT_IN_SUBGROUP if one
+ * fails: the key has a query point off its curve or outside its subgroup,
+ * which cz_snarkjs_zkey_check_points then names).
  * That is why z may have been read with CZ_SNARKJS_NO_SUBGROUP_CHECK: each
  * proof point is a linear combination of query points, so its component
  * outside the prime-order subgroup is the same combination of theirs; it

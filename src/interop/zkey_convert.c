@@ -239,12 +239,10 @@ static void abc_part_rec(const abc_ctx *x, size_t lo, size_t hi)
     }
 }
 
-static void abc_part(void *arg, size_t part)
+/* The sums from decoded coefficients. */
+static void abc_part_dec(const abc_ctx *x, size_t lo, size_t hi)
 {
-    const abc_ctx *x = arg;
-    const size_t dn = x->z->domain_size, lo = dn * part / x->nparts, hi = dn * (part + 1) / x->nparts;
-    if (x->z->coef_rec) abc_part_rec(x, lo, hi);
-    for (size_t i = 0; !x->z->coef_rec && i < x->z->n_coefs; i++) {
+    for (size_t i = 0; i < x->z->n_coefs; i++) {
         const cz_zkey_coef *k = &x->z->coefs[i];
         size_t j = (size_t)((x->K * k->constraint) & x->mask);
         if (j < lo || j >= hi) continue;
@@ -259,6 +257,14 @@ static void abc_part(void *arg, size_t part)
             cz_fr_add(&dst[j], &dst[j], &t);
         }
     }
+}
+
+static void abc_part(void *arg, size_t part)
+{
+    const abc_ctx *x = arg;
+    const size_t dn = x->z->domain_size, lo = dn * part / x->nparts, hi = dn * (part + 1) / x->nparts;
+    if (x->z->coef_rec) abc_part_rec(x, lo, hi);
+    else abc_part_dec(x, lo, hi);
     for (size_t j = lo; j < hi; j++) cz_fr_mul(&x->c[j], &x->a[j], &x->b[j]);
 }
 
