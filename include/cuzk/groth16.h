@@ -102,9 +102,12 @@ typedef struct {
 
 /* The tables for the circuit pce within max_bytes on pool's threads: the
  * queries in the order their MSMs cost (H, B_G2, A, B_G1, L), each the
- * shape cz_msm_gX_tables_shape prices best in what is left; a query of
- * fewer than 4096 bases gets none. Deterministic: the same inputs give the
- * same plan (the memory estimate made before a load is the load's). */
+ * shape cz_msm_gX_tables_shape prices best in what is left (H with
+ * cz_msm_opts.tables_wide: its scalars are full width in every proof); a
+ * query of fewer than 4096 bases gets none. Deterministic: the same inputs give the
+ * same plan on one machine (the memory estimate made before a load is the
+ * load's; the last-level cache size it reports enters H's shape, and a
+ * table file planned elsewhere is rebuilt, as for another limit). */
 void cz_groth16_tables_plan_for(cz_groth16_tables_plan *plan, const cz_pce *pce, uint64_t max_bytes,
                                 const cz_pool *pool);
 

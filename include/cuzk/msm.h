@@ -50,7 +50,12 @@
  * windows): G1 2^16 1.23x, 2^18 1.16x. Narrower tables gain less (2^16,
  * 19 tables of 14 bits at c = 14: 1.10x). cz_msm_gX_tables_shape gives
  * the shape the cost model prices best (8 × 32 from 2^16 on 2 threads,
- * 16 × 16 at 2^16 on one), or none (2^20 and up: the gain is ~5 %).
+ * 16 × 16 at 2^16 on one), or none (2^20 and up: the gain is ~0-5 %);
+ * with cz_msm_opts.tables_wide, where every thread's buckets fit in half
+ * the last-level cache and the additions are not IFMA's, also one window
+ * of 18-20 bits (13 × 20 at 2^20 on 2 threads: 13 additions a point
+ * instead of 16 for one 2^19-bucket reduction; measured 1.09-1.12x the
+ * plain MSM on a Xeon with 260 MB of L3 without IFMA, 0.96-0.98x with it).
  *
  * Window choice: a cost model over c (1..CZ_MSM_MAX_WINDOW) and the number
  * of point ranges per window, from the number of general scalars and the
@@ -137,6 +142,12 @@ typedef struct {
     void *scratch;             /* caller-owned scratch, or NULL */
     size_t scratch_size;       /* its size in bytes (>= cz_msm_gX_scratch_size) */
     cz_msm_info *info;         /* if not NULL, receives the resolved configuration */
+    bool tables_wide;          /* cz_msm_gX_tables_shape only: also weigh one window as
+                                  wide as the field (18-20 bits), where the buckets fit
+                                  the last-level cache. Such a set pays a reduction of
+                                  2^(B-1) buckets in every call, however few of its
+                                  scalars are general: ask for it only for bases whose
+                                  scalars are full width in every call (Groth16's H) */
 } cz_msm_opts;
 
 /* True when this process runs the G1 batch additions on SIMD lanes: by
@@ -275,7 +286,8 @@ size_t cz_msm_##G##_tables_scratch_size(size_t n, unsigned t, unsigned bits,    
                                         const cz_pool *pool, const cz_msm_opts *opts);   \
 /* A table shape for MSMs of about m general (not 0/1) full-width scalars on this pool, */  \
 /* of at most max_bytes (cz_msm_##G##_tables_bytes): the one the planner's cost model   */  \
-/* prices lowest (fewer tables among near ties), t = ceil(256/bits), bits 8..32.        */  \
+/* prices lowest (fewer tables among near ties), t = ceil(256/bits), bits 8..32; with   */  \
+/* opts->tables_wide also one window of 18-20 bits where it fits the cache (above).     */  \
 /* False (and t = 1, bits = 256) when no shape fits or none is priced 3 % or more below */  \
 /* the plain MSM. A model, not a measurement (see the measured gains above).             */  \
 bool cz_msm_##G##_tables_shape(size_t m, const cz_pool *pool, const cz_msm_opts *opts,     \

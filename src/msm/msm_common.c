@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- lanes ------------------------------------------------------------- */
 
@@ -197,6 +198,35 @@ unsigned cz__msm_threads(const cz_pool *pool)
     return pool ? cz_pool_size(pool) + 1 : 1;
 }
 
+/* SIZE_MAX: the system's figure (sysconf); anything else set by a test. */
+static _Atomic size_t g_llc_override = SIZE_MAX;
+
+void cz__msm_set_llc_bytes(size_t bytes) { atomic_store(&g_llc_override, bytes); }
+
+static size_t llc_bytes(void)
+{
+    size_t o = atomic_load(&g_llc_override);
+    if (o != SIZE_MAX) return o;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (v > 0) return (size_t)v;
+#endif
+    return 0;
+}
+
+unsigned cz__msm_llc_kb(unsigned threads, size_t point_bytes)
+{
+    /* Half the cache: a VM's L3 is shared with whatever else runs on the
+     * host, and the points, tables and batch stream through it too. */
+    size_t half = llc_bytes() / 2;
+    unsigned best = 0;
+    for (unsigned kb = 14; kb <= CZ_MSM_MAX_WINDOW; kb++) {
+        double need = (double)(threads ? threads : 1) * (double)((size_t)1 << (kb - 1)) * (double)point_bytes;
+        if (need <= (double)half) best = kb;
+    }
+    return best;
+}
+
 unsigned cz__msm_batch_size(unsigned c)
 {
     /* A batch holds at most one pending addition per bucket; at K/4 entries
@@ -261,16 +291,32 @@ static bool use_affine(const cz_msm_opts *o, unsigned c, unsigned affine_min)
 
 /* Cost of one window of effective width kb over mp points (additions and
  * its reduction), for the constants above. */
+/* The per-addition factor of buckets that have left L2: 5 % a bit past
+ * l2kb; with llc_kb (not 0) the widest window whose buckets, all threads'
+ * together, fit in half the last-level cache, bits past the second one
+ * cost 2 % each up to llc_kb. Why the milder slope: on the Xeons measured
+ * (Sapphire and Emerald Rapids, 260 MB of L3 reported, the batched
+ * additions prefetching their buckets) a G1 addition into 2^19 buckets
+ * (c = 20) cost 1.07x one into 2^15 (c = 16), where 5 % a bit prices 1.18x
+ * (BENCHMARKS.md "Wide H tables where the buckets fit the L3"). Past
+ * the LLC, or where its size is unknown, the 5 % slope stands. */
+static double l2_factor(unsigned kb, unsigned l2kb, unsigned llc_kb)
+{
+    if (kb <= l2kb) return 1.0;
+    unsigned x = kb - l2kb;
+    if (!llc_kb || kb > llc_kb || x <= 2) return 1.0 + 0.05 * x;
+    return 1.10 + 0.02 * (x - 2);
+}
+
 static double window_cost_l2(double mp, unsigned kb, bool waff, double A, double I, double RA,
-                             unsigned l2kb)
+                             unsigned l2kb, unsigned llc_kb)
 {
     double k = (double)((size_t)1 << (kb - 1));
     double a = waff ? A + I / cz__msm_batch_size(kb) : 1.0;
     double r = waff ? RA / 2 : 1.4;
-    if (kb > l2kb) {
-        a *= 1.0 + 0.05 * (kb - l2kb);
-        r *= 1.0 + 0.05 * (kb - l2kb);
-    }
+    double f = l2_factor(kb, l2kb, llc_kb);
+    a *= f;
+    r *= f;
     double mw = mp * (1.0 - 1.0 / (double)((size_t)1 << kb));
     double x = mw / k, e = x < 40 ? exp(-x) : 0.0;
     return (mw - k * (1.0 - e)) * a + k * (2.0 - e) * r;
@@ -278,7 +324,7 @@ static double window_cost_l2(double mp, unsigned kb, bool waff, double A, double
 
 static double window_cost(double mp, unsigned kb, bool waff, double A, double I, double RA)
 {
-    return window_cost_l2(mp, kb, waff, A, I, RA, 14);
+    return window_cost_l2(mp, kb, waff, A, I, RA, 14, 0);
 }
 
 /* What both planners search and with which constants: the window range
@@ -377,7 +423,7 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
  */
 void cz__msm_plan_vsegs(cz_msm_plan *pl, const cz_msm_vseg *v, unsigned nv, unsigned maxbits,
                         unsigned threads, const cz_msm_opts *opts, unsigned cap_c,
-                        unsigned affine_min, bool x8, unsigned l2kb)
+                        unsigned affine_min, bool x8, unsigned l2kb, unsigned llc_kb)
 {
     plan_space ps = plan_space_of(opts, cap_c, threads, x8);
     const bool forced_affine = ps.forced_affine;
@@ -413,7 +459,7 @@ void cz__msm_plan_vsegs(cz_msm_plan *pl, const cz_msm_vseg *v, unsigned nv, unsi
             /* each task visits its window's buckets at least once */
             bool waff = aff && (kb >= affine_min || forced_affine);
             double r = waff ? RA / 2 : 1.4;
-            if (kb > l2kb) r *= 1.0 + 0.05 * (kb - l2kb);
+            r *= l2_factor(kb, l2kb, llc_kb);
             task_floor += (double)((size_t)1 << (kb - 1)) * r;
         }
         if (!nwin) continue;
@@ -426,7 +472,7 @@ void cz__msm_plan_vsegs(cz_msm_plan *pl, const cz_msm_vseg *v, unsigned nv, unsi
             double work = 0, cmax_task = 0;
             for (unsigned w = 0; w < nwin; w++) {
                 double cw = window_cost_l2(pw[w] / np, kw[w], aff && (kw[w] >= affine_min || forced_affine),
-                                           A, I, RA, l2kb);
+                                           A, I, RA, l2kb, llc_kb);
                 work += cw;
                 if (cw > cmax_task) cmax_task = cw;
             }

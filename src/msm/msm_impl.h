@@ -863,7 +863,7 @@ static unsigned S(tables_bound_c)(size_t n, unsigned t, unsigned bits, unsigned 
         }
         cz_msm_plan pl;
         cz__msm_plan_vsegs(&pl, v, nv, mb, threads, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8),
-                           L2_KB);
+                           L2_KB, 0);
         if (pl.c > best) best = pl.c;
     }
     return best;
@@ -891,8 +891,10 @@ bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *op
     v[0].bit = 0;
     v[0].width = CZ_MSM_PLAIN_WIDTH;
     v[0].m = (double)m;
-    cz__msm_plan_vsegs(&pl, v, 1, 255, th, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8), L2_KB);
-    double plain = pl.cost, cost[33], lo = INFINITY;
+    cz__msm_plan_vsegs(&pl, v, 1, 255, th, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8), L2_KB, 0);
+    double plain = pl.cost, cost[33], wcost[CZ_MSM_MAX_WINDOW + 1], lo = INFINITY, wlo = INFINITY;
+    unsigned wb = 0;
+    const unsigned llc_kb = cz__msm_llc_kb(th, sizeof(AFF));
     *t = 1;
     *bits = 256;
     /* B from 8 (32 tables) to 32 (8 tables): narrower fields need more
@@ -911,9 +913,34 @@ bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *op
         /* windows up to 17 bits: the range the model's constants were
          * fitted on (c = 12..17); past it, wider buckets (c = 20: 48 MB
          * of G1 buckets per thread) are priced by an extrapolation */
-        cz__msm_plan_vsegs(&pl, v, nv, 255, th, opts, 17, AFFINE_MIN, S(plan_lanes)(x8), L2_KB);
+        cz__msm_plan_vsegs(&pl, v, nv, 255, th, opts, 17, AFFINE_MIN, S(plan_lanes)(x8), L2_KB, 0);
         cost[b] = pl.cost;
         if (cost[b] < lo) lo = cost[b];
+        /* One window as wide as the field (c = B, 18 to 20 bits), only
+         * where every thread's buckets fit in half the last-level cache,
+         * priced with the milder slope measured there (l2_factor,
+         * msm_common.c): 13 × 20 at 2^20 points, G1, 2 threads on a Xeon
+         * with 260 MB of L3: 1.09-1.12x the plain MSM, where the 17-bit
+         * cap left the plan at none (8 × 32: 0.99x). Not on the IFMA
+         * lanes, whose cheaper additions leave the buckets' cache misses
+         * exposed: 13 × 20 measured 0.96-0.98x there. */
+        if (b > 17 && b <= llc_kb && opts && opts->tables_wide && !opts->window && !S(plan_lanes)(x8)) {
+            cz__msm_plan_vsegs(&pl, v, nv, 255, th, opts, b, AFFINE_MIN, S(plan_lanes)(x8), L2_KB, llc_kb);
+            wcost[b] = pl.cost;
+            if (wcost[b] < wlo) {
+                wlo = wcost[b];
+                wb = b;
+            }
+        }
+    }
+    /* A wide shape holds more tables than 8 × 32 (13 for 20 bits), and its
+     * slope is fitted on one machine: it must beat both the plain MSM and
+     * the best narrow shape by the model's error (at 2^19 on the same
+     * Xeon, 13 × 20 measured 1.06x and 8 × 32 1.07-1.10x). */
+    if (wb && wlo < plain * 0.97 && wlo < lo * 0.97) {
+        *t = (256 + wb - 1) / wb;
+        *bits = wb;
+        return true;
     }
     /* worth its memory only if the model sees a gain beyond its own error
      * (2.6 % RMS on the fit); among shapes within 2 % of the cheapest, the
@@ -1051,7 +1078,7 @@ static cz_status S(run)(JAC *out, const AFF *const *bases, const cz_scalar *cons
                 vs[v].m = (double)cnt[2] * (double)(x->soff[v + 1] - x->soff[v]) / (double)n;
             }
             cz__msm_plan_vsegs(&x->pl, vs, x->nseg, maxbits, th, opts, bound.c, AFFINE_MIN,
-                               S(plan_lanes)(x->x8), L2_KB);
+                               S(plan_lanes)(x->x8), L2_KB, 0);
         } else {
             cz__msm_plan(&x->pl, cnt[2], maxbits, th, opts, bound.c, AFFINE_MIN, S(plan_lanes)(x->x8));
         }

@@ -280,10 +280,21 @@ typedef struct {
  * reaches, and its buckets are sized by the widest digit there. l2kb: the
  * widest window whose buckets stay in L2 (the model's 5 %-per-bit term
  * starts above it): 14 for G1 as in cz__msm_plan, 13 for G2, whose
- * affine points are twice as large. Sets pl->cost. */
+ * affine points are twice as large. llc_kb: 0, or the widest window whose
+ * buckets (all threads') fit in half the last-level cache, which the term
+ * prices at 2 % a bit past l2kb + 2 (cz__msm_llc_kb). Sets pl->cost. */
 void cz__msm_plan_vsegs(cz_msm_plan *pl, const cz_msm_vseg *v, unsigned nv, unsigned maxbits,
                         unsigned threads, const cz_msm_opts *opts, unsigned cap_c,
-                        unsigned affine_min, bool x8, unsigned l2kb);
+                        unsigned affine_min, bool x8, unsigned l2kb, unsigned llc_kb);
+
+/* The widest window (at most CZ_MSM_MAX_WINDOW) whose 2^(kb-1) buckets of
+ * point_bytes each, for every one of `threads` threads, fit in half the
+ * last-level cache; 0 when its size is unknown or not even 2^13 buckets
+ * fit. */
+unsigned cz__msm_llc_kb(unsigned threads, size_t point_bytes);
+/* Tests: the last-level cache size the planner assumes (0: unknown;
+ * SIZE_MAX: back to what the system reports). */
+void cz__msm_set_llc_bytes(size_t bytes);
 
 /* 0: zero, 1: one, 2: anything else. */
 static inline int cz__msm_class(const cz_scalar *s)

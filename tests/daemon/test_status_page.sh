@@ -84,6 +84,18 @@ for p in ("a", "b", "fail=synth:0"):
     code, b = call("POST", "/v1/jobs/%d/await?timeout_ms=30000" % j)
     assert code == 200 and json.loads(b)["state"] in ("done", "failed"), b
 job({"circuit": "test-slow", "payload": "synth_ms=120000", "partitions": 2})
+# the slow job's two partitions hold both synthesis workers before the
+# test-q jobs arrive: submitted at once, a busy machine could let the
+# high-priority one take a worker first and finish, and the queue never
+# showed three
+deadline = time.time() + 30
+while True:
+    code, b = call("GET", "/v1/status")
+    assert code == 200, (code, b)
+    if json.loads(b)["engine"]["partitions_synthesizing"] == 2:
+        break
+    assert time.time() < deadline, "the slow job's partitions did not start: %r" % json.loads(b)["engine"]
+    time.sleep(0.05)
 for prio in ("high", "normal", "low"):
     job({"circuit": "test-q", "payload": "q-" + prio, "priority": prio})
 deadline = time.time() + 30

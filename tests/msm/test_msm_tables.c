@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "msm_testutil.h"
+#include "msm/msm_internal.h"
 
 #ifdef CUZK_SANITIZED
 #define LARGE_N 1500
@@ -336,6 +337,22 @@ static void test_windows(void **state)
         }
         cz_msm_g2_tables_free(tab2);
     }
+#ifndef CUZK_SANITIZED
+    /* One window as wide as the field (what cz_msm_opts.tables_wide lets
+     * the shape advice pick for H): 13 × 20 at c = 18, 19 and 20 (2^19
+     * affine buckets a thread at c = 20), edge scalars and random ones. */
+    {
+        cz_msm_g1_tables *tab = g1_build(b, N, 13, 20, pools[4]);
+        for (int kind = 0; kind < 2; kind++) {
+            sc_fill(s, N, kind, 20);
+            cz_g1_jac ref;
+            assert_int_equal(cz_msm_g1(&ref, b, s, N, pools[2], NULL), CZ_OK);
+            for (unsigned c = 18; c <= 20; c++)
+                g1_check(&ref, tab, s, pools[2], c, CZ_MSM_BUCKETS_AFFINE, (c & 1) != 0, -1);
+        }
+        cz_msm_g1_tables_free(tab);
+    }
+#endif
     free(b);
     free(b2);
     free(s);
@@ -732,6 +749,41 @@ static void test_shape(void **state)
         }
 }
 
+/* The wide shapes (cz_msm_opts.tables_wide) against the facts measured
+ * on a Xeon with 260 MB of L3 (BENCHMARKS.md "Wide H tables where the
+ * buckets fit the L3"): G1 at 2^20 points on 2 threads, 13 × 20 measured
+ * 1.09-1.12x the plain MSM where 8 × 32 measured 0.99x, so a one-window
+ * shape of 18-20 bits is advised there; at 2^16 (8 × 32: 1.23x) the
+ * advice does not move; without the flag, or where the cache is unknown
+ * or too small for the buckets, no shape is wider than 17 bits. */
+static void test_shape_wide(void **state)
+{
+    (void)state;
+    cz_msm_opts wide = {.tables_wide = true, .no_simd = true}, narrow = {.no_simd = true};
+    unsigned t, bits, t0, b0;
+    cz__msm_set_llc_bytes((size_t)256 << 20);
+    assert_int_equal(cz__msm_llc_kb(2, sizeof(cz_g1_affine)), 20);
+    assert_true(cz_msm_g1_tables_shape((size_t)1 << 20, pools[2], &wide, SIZE_MAX, &t, &bits));
+    assert_true(bits >= 18 && bits <= 20 && t * bits >= 256);
+    assert_false(cz_msm_g1_tables_shape((size_t)1 << 20, pools[2], &narrow, SIZE_MAX, &t, &bits) && bits > 17);
+    assert_true(cz_msm_g1_tables_shape((size_t)1 << 16, pools[2], &wide, SIZE_MAX, &t, &bits));
+    assert_true(cz_msm_g1_tables_shape((size_t)1 << 16, pools[2], &narrow, SIZE_MAX, &t0, &b0));
+    assert_int_equal(t, t0);
+    assert_int_equal(bits, b0);
+    /* a byte limit below the wide set's size gives a smaller set or none */
+    size_t lim = cz_msm_g1_tables_bytes((size_t)1 << 20, 13) - 1;
+    if (cz_msm_g1_tables_shape((size_t)1 << 20, pools[2], &wide, lim, &t, &bits))
+        assert_true(cz_msm_g1_tables_bytes((size_t)1 << 20, t) <= lim);
+    /* 32 MB of L3 (an AMD CCX): 2 × 2^19 G1 buckets do not fit in half */
+    cz__msm_set_llc_bytes((size_t)32 << 20);
+    assert_true(cz__msm_llc_kb(2, sizeof(cz_g1_affine)) < 18);
+    assert_false(cz_msm_g1_tables_shape((size_t)1 << 20, pools[2], &wide, SIZE_MAX, &t, &bits) && bits > 17);
+    cz__msm_set_llc_bytes(0);
+    assert_int_equal(cz__msm_llc_kb(2, sizeof(cz_g1_affine)), 0);
+    assert_false(cz_msm_g1_tables_shape((size_t)1 << 20, pools[2], &wide, SIZE_MAX, &t, &bits) && bits > 17);
+    cz__msm_set_llc_bytes(SIZE_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -741,6 +793,7 @@ int main(void)
         cmocka_unit_test(test_small_naive),
         cmocka_unit_test(test_edge_scalars),
         cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_shape_wide),
         cmocka_unit_test(test_density),
         cmocka_unit_test(test_concat),
         cmocka_unit_test(test_large),
