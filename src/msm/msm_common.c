@@ -289,15 +289,13 @@ static bool use_affine(const cz_msm_opts *o, unsigned c, unsigned affine_min)
  * priced c = 16 at 2^16 57% dearer than c = 13 (measured: 20%).
  */
 
-/* Cost of one window of effective width kb over mp points (additions and
- * its reduction), for the constants above. */
 /* The per-addition factor of buckets that have left L2: 5 % a bit past
  * l2kb; with llc_kb (not 0) the widest window whose buckets, all threads'
  * together, fit in half the last-level cache, bits past the second one
- * cost 2 % each up to llc_kb. Why the milder slope: on the Xeons measured
- * (Sapphire and Emerald Rapids, 260 MB of L3 reported, the batched
- * additions prefetching their buckets) a G1 addition into 2^19 buckets
- * (c = 20) cost 1.07x one into 2^15 (c = 16), where 5 % a bit prices 1.18x
+ * cost 2 % each up to llc_kb. Why the milder slope: on an Emerald Rapids
+ * Xeon without IFMA (260 MB of L3 reported, the batched additions
+ * prefetching their buckets) a G1 addition into 2^19 buckets (c = 20)
+ * cost 1.07x one into 2^15 (c = 16), where 5 % a bit prices 1.18x
  * (BENCHMARKS.md "Wide H tables where the buckets fit the L3"). Past
  * the LLC, or where its size is unknown, the 5 % slope stands. */
 static double l2_factor(unsigned kb, unsigned l2kb, unsigned llc_kb)
@@ -308,6 +306,8 @@ static double l2_factor(unsigned kb, unsigned l2kb, unsigned llc_kb)
     return 1.10 + 0.02 * (x - 2);
 }
 
+/* Cost of one window of effective width kb over mp points (additions and
+ * its reduction), for the constants above. */
 static double window_cost_l2(double mp, unsigned kb, bool waff, double A, double I, double RA,
                              unsigned l2kb, unsigned llc_kb)
 {

@@ -892,7 +892,7 @@ bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *op
     v[0].width = CZ_MSM_PLAIN_WIDTH;
     v[0].m = (double)m;
     cz__msm_plan_vsegs(&pl, v, 1, 255, th, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8), L2_KB, 0);
-    double plain = pl.cost, cost[33], wcost[CZ_MSM_MAX_WINDOW + 1], lo = INFINITY, wlo = INFINITY;
+    double plain = pl.cost, cost[33], lo = INFINITY, wlo = INFINITY;
     unsigned wb = 0;
     const unsigned llc_kb = cz__msm_llc_kb(th, sizeof(AFF));
     *t = 1;
@@ -926,9 +926,8 @@ bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *op
          * exposed: 13 × 20 measured 0.96-0.98x there. */
         if (b > 17 && b <= llc_kb && opts && opts->tables_wide && !opts->window && !S(plan_lanes)(x8)) {
             cz__msm_plan_vsegs(&pl, v, nv, 255, th, opts, b, AFFINE_MIN, S(plan_lanes)(x8), L2_KB, llc_kb);
-            wcost[b] = pl.cost;
-            if (wcost[b] < wlo) {
-                wlo = wcost[b];
+            if (pl.cost < wlo) {
+                wlo = pl.cost;
                 wb = b;
             }
         }
