@@ -29,6 +29,7 @@ void cz_groth16_tables_plan_counts(cz_groth16_tables_plan *plan, const size_t n_
     static const int order[CZ_GROTH16_NQ] = {CZ_GROTH16_Q_H, CZ_GROTH16_Q_B_G2, CZ_GROTH16_Q_A, CZ_GROTH16_Q_B_G1,
                                              CZ_GROTH16_Q_L};
     uint64_t left = max_bytes;
+    const cz_msm_opts wide = {.tables_wide = true};
     for (int i = 0; i < CZ_GROTH16_NQ; i++) {
         int q = order[i];
         size_t n = plan->n[q];
@@ -42,7 +43,6 @@ void cz_groth16_tables_plan_counts(cz_groth16_tables_plan *plan, const size_t n_
          * (shaped-20's: half zeros, half ones; Filecoin's: bits), where a
          * 2^19-bucket reduction per call is paid for nothing (shaped-20's
          * A and B_G2 with 13 × 20 and 14 × 19 sets: 8 % slower each). */
-        const cz_msm_opts wide = {.tables_wide = true};
         const cz_msm_opts *so = q == CZ_GROTH16_Q_H ? &wide : NULL;
         if (!(g2 ? cz_msm_g2_tables_shape(n, pool, so, cap, &t, &bits)
                  : cz_msm_g1_tables_shape(n, pool, so, cap, &t, &bits)))

@@ -380,7 +380,7 @@ void cz__msm_plan(cz_msm_plan *pl, size_t m, unsigned maxbits, unsigned threads,
          * this keeps the plan cheap with many threads, where every
          * window_cost would otherwise call exp. */
         double rf = full_aff ? RA / 2 : 1.4;
-        if (c > 14) rf *= 1.0 + 0.05 * (c - 14);
+        rf *= l2_factor(c, 14, 0);
         double task_floor = (double)nfull * (double)((size_t)1 << (c - 1)) * rf / nwin;
         for (unsigned np = 1; np <= maxparts; np++) {
             double ntasks = (double)nwin * np;
