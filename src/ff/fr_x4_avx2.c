@@ -2,9 +2,11 @@
  * Sixteen Fr Montgomery products, eight on AVX2 + FMA lanes (two groups
  * of four) and eight MULX/ADX products, in one asm block (contract:
  * fr_x4.h). The lane arithmetic is fp_x4_avx2.c's with six limbs instead
- * of eight: the exact FMA split of each 48×48-bit limb product, column
- * sums of biased bit patterns, and columns 0..5 finding the Montgomery
- * digits; see that file for the argument. The asm block comes from
+ * of eight: each column's 48×48-bit limb products summed exactly in an
+ * FMA chain and a lo sum, biased bit patterns added as integers, and
+ * columns 0..5 finding the Montgomery digits; see that file for the
+ * argument. One chain a column suffices here (at most eleven products,
+ * all under 2^96: the generator checks). The asm block comes from
  * gen_fp_x4_avx2.py fr.
  */
 #include "fr_x4.h"
@@ -37,7 +39,7 @@ __attribute__((constructor)) static void fr_x4_init(void)
     cz__fr_to48(r48, CZ_FR_MODULUS);
     uint64_t inv = 1; /* r^-1 mod 2^64 by Newton iteration */
     for (int i = 0; i < 7; i++) inv *= 2 - CZ_FR_MODULUS[0] * inv;
-    cz__x4_fill_consts(K, NL, r48, (0 - inv) & CZ_FR_X4_M48, false);
+    cz__x4_fill_consts(K, NL, r48, (0 - inv) & CZ_FR_X4_M48, false, CZ_FR_X4_ASM_CHAINS, CZ_FR_X4_ASM_LO_SUMS);
     memcpy(K + CZ_FR_X4_ASM_K_MOD / 8, CZ_FR_MODULUS, 32);
     K[CZ_FR_X4_ASM_K_MOD / 8 + 4] = 0 - inv;
     K[CZ_FR_X4_ASM_K_MOD / 8 + 5] = 0;

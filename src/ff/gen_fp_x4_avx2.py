@@ -6,10 +6,11 @@ Run: python3 src/ff/gen_fp_x4_avx2.py > src/ff/fp_x4_avx2_asm.h
      python3 src/ff/gen_fp_x4_avx2.py fp-sqr > src/ff/fp_x4_sqr_avx2_asm.h
      python3 src/ff/gen_fp_x4_avx2.py fr > src/ff/fr_x4_avx2_asm.h
 (the Fr block: six 48-bit limbs and eight four-limb MULX products,
-fr_x4.h; optional third and fourth arguments: lane groups and MULX
-products, for trying other mixes; the Fr block measured 2_8 9.0 ns a
-product, 3_8 9.5, 2_4 10.3, 3_4 10.4, 4_4 10.8, against 16.4 ns for four
-MULX chains, on a Zen 4 EPYC at 2.6 GHz)
+fr_x4.h; optional second to fifth arguments: lane groups, MULX
+products, hi chains and lo sums a column, for trying other mixes; the Fr
+block measured 2_8 9.0 ns a product, 3_8 9.5, 2_4 10.3, 3_4 10.4, 4_4
+10.8, against 16.4 ns for four MULX chains, on a Zen 4 EPYC at 2.6 GHz,
+in its earlier split form)
 
 Why two kinds of product in one block. The lane products keep the FMA and
 vector ALU pipes busy and leave the integer pipes idle; a MULX product is
@@ -35,9 +36,13 @@ margin below the edge is worth more than two more products a call.
 
 Lane groups ("streams"): each group's serial Montgomery chain (column c's
 m needs column c complete, which needs m of column c - 1) hides behind the
-other group and the MULX stream. Registers: 2 column sums per group, C1,
-CC, three temporaries shared by all groups (register renaming keeps them
-independent); the MULX products use ten general registers of their own (seven
+other group and the MULX stream. Registers: per group the next column's
+integer sum, NH hi chains and NE lo sums while a column runs (4 and 1 in
+the Fp blocks, 1 and 1 in Fr's), the operand A and two temporaries
+shared by all groups (register renaming keeps them independent); C1 and
+CC are read from memory. The generator moves registers between roles as
+it goes: a product's hi half lands in a temporary, and the chain's old
+register becomes one. The MULX products use ten general registers of their own (seven
 accumulator limbs, lo, hi and RDX; CIOS from gen_mont_adx.py, run one
 after another: renaming overlaps them) besides the three pointers w, k
 and r.
@@ -53,8 +58,13 @@ product j's limbs at r + R_SCALAR + 48j (the struct cz__fp_x16).
 Lane products, product scanning: column c adds lo(a_i·b_j) and lo(m_i·p_j)
 for i + j = c to its sum and the hi halves to the next column's; columns
 0..7 then find m_c = sum·(-1/p) mod 2^48 and carry sum + lo(m_c·p_0) (= 0
-mod 2^48) on; columns 8..15 give the result limbs. The split of a limb
-product and the bias bookkeeping are described in fp_x4_avx2.c. The MULX
+mod 2^48) on; columns 8..15 give the result limbs. How a limb product is
+split and summed, and the bias bookkeeping, are described in
+fp_x4_avx2.c: NH hi chains and NE lo sums a column (the fourth and fifth
+arguments), two FMAs, a subtraction and an addition a limb product. The
+generator asserts that each chain and sum stays in its binade for the
+operand bounds its users keep: for the MSM's raw Fp operands, with one
+lo sum, that takes four chains. The MULX
 products skip the final subtraction: operands < 2p give a result < 2p
 (a·b < 4p^2 < p·2^384), the lanes' contract.
 
@@ -87,6 +97,9 @@ ML = 6 if FIELD == "fp" else 4   # 64-bit limbs of a MULX value
 PFX = {"fp": "CZ_FP_X4_ASM", "fr": "CZ_FR_X4_ASM", "fp-sqr": "CZ_FP_X4_SQR_ASM"}[MODE]
 NS = int(sys.argv[2]) if len(sys.argv) > 2 else 2  # lane groups of four
 KS = int(sys.argv[3]) if len(sys.argv) > 3 else (6 if FIELD == "fp" else 8)  # MULX products
+NH = int(sys.argv[4]) if len(sys.argv) > 4 else (4 if FIELD == "fp" else 1)  # hi chains a column of a group
+NE = int(sys.argv[5]) if len(sys.argv) > 5 else 1  # lo sums a column of a group
+assert 1 <= NE <= NH
 # constant block offsets (bytes; each entry is four equal 64-bit lanes)
 K_C1, K_CC, K_PL, K_PH, K_M48, K_E52, K_TWO52, K_BC2, K_OFF62 = (32 * i for i in range(9))
 def K_P(j): return 288 + 32 * j                  # the modulus's limbs as doubles
@@ -106,92 +119,154 @@ def W_A(s, i): return W_GROUP * s + 32 * i
 def W_B(s, j): return W_GROUP * s + 32 * NL + 32 * j
 def W_M(s, i): return W_GROUP * s + 64 * NL + 32 * i
 
-Y_C1, Y_CC, Y_A, Y_T, Y_L = 15, 14, 13, 12, 11
+Y_C1, Y_CC, Y_A = 15, 14, 13
 out = []
 def e(x): out.append(x)
 def y(n): return "%%%%ymm%d" % n
 def kk(off): return "%d(%%[k])" % off
 def ww(off): return "%d(%%[w])" % off
 
-cur = [2 * s for s in range(NS)]
-nxt = [2 * s + 1 for s in range(NS)]
+def gen_chains():
+    """The lane products with each column's limb products summed in NH hi
+    chains and NE lo sums a group (see the docstring)."""
+    # Registers but A move between roles as the block goes: a limb product
+    # leaves its hi half in the register that held the temporary, and the
+    # chain's old register becomes the temporary; so the generator tracks
+    # which register plays which part. C1 and CC are memory operands.
+    free = [r for r in range(16) if r != Y_A]
+    def take(): return free.pop()
+    def give(r): free.append(r)
 
-def split(s, aop, bop):
-    """hi -> next column's sum, lo -> this column's (both biased bit patterns)."""
-    e("vmovapd %s, %s" % (aop, y(Y_A)))
-    e("vmovapd %s, %s" % (bop, y(Y_T)))
-    e("vfmadd213pd %s, %s, %s" % (y(Y_C1), y(Y_A), y(Y_T)))   # t = a·b + C1
-    e("vsubpd %s, %s, %s" % (y(Y_T), y(Y_CC), y(Y_L)))        # CC - t
-    e("vfmadd231pd %s, %s, %s" % (bop, y(Y_A), y(Y_L)))       # lo = a·b + (CC - t)
-    e("vpaddq %s, %s, %s" % (y(Y_T), y(nxt[s]), y(nxt[s])))
-    e("vpaddq %s, %s, %s" % (y(Y_L), y(cur[s]), y(cur[s])))
+    H = [[None] * NH for _ in range(NS)]   # each group's hi chains of this column
+    E = [[None] * NE for _ in range(NS)]   # ... and its lo sums
+    N = [take() for _ in range(NS)]        # each group's next column, an integer
 
-e("vmovapd %s, %s" % (kk(K_C1), y(Y_C1)))
-e("vmovapd %s, %s" % (kk(K_CC), y(Y_CC)))
-for s in range(NS):
-    for r in (cur[s], nxt[s]):
-        e("vpxor %s, %s, %s" % (y(r), y(r), y(r)))
-for c in range(2 * NL):
-    lo, hi = max(0, c - (NL - 1)), min(c, NL - 1)
-    # the a·b terms first: they wait for nothing, so they fill the time
-    # until the previous column's m arrives for the m·p terms. A square
-    # takes each a_i·a_j (i < j) once, as (2·a_i)·a_j from the doubled limbs
-    # in b's place, and the a_i² from a: 36 limb products, not 64
-    if SQR:
-        terms = [(True, i, c - i) for i in range(lo, c // 2 + 1)]
-    else:
-        terms = [(True, i, c - i) for i in range(lo, hi + 1)]
-    terms += [(False, i, c - i) for i in range(lo, (c - 1 if c < NL else NL - 1) + 1)]
-    for is_ab, i, j in terms:
-        for s in range(NS):
-            if is_ab and SQR and i == j:
-                split(s, ww(W_A(s, i)), ww(W_A(s, j)))
-            elif is_ab and SQR:
-                split(s, ww(W_B(s, i)), ww(W_A(s, j)))
-            elif is_ab:
-                split(s, ww(W_A(s, i)), ww(W_B(s, j)))
-            else:
-                split(s, ww(W_M(s, i)), kk(K_P(j)))
-    for s in range(NS):
-        x, A, T, L = cur[s], Y_A, Y_T, Y_L
-        if c < NL:
-            # x = column + 2^62 (unbiased); m = x·(-1/p) mod 2^48 from 32-bit halves
-            e("vpsubq %s, %s, %s" % (kk(K_BPRE(c)), y(x), y(x)))
-            e("vpsrlq $32, %s, %s" % (y(x), y(A)))
-            e("vpmuludq %s, %s, %s" % (kk(K_PL), y(A), y(A)))
-            e("vpmuludq %s, %s, %s" % (kk(K_PH), y(x), y(T)))
-            e("vpaddq %s, %s, %s" % (y(A), y(T), y(T)))
-            e("vpsllq $32, %s, %s" % (y(T), y(T)))
-            e("vpmuludq %s, %s, %s" % (kk(K_PL), y(x), y(A)))
-            e("vpaddq %s, %s, %s" % (y(A), y(T), y(T)))
-            e("vpand %s, %s, %s" % (kk(K_M48), y(T), y(T)))
-            e("vpor %s, %s, %s" % (kk(K_E52), y(T), y(T)))        # exact double of m:
-            e("vsubpd %s, %s, %s" % (kk(K_TWO52), y(T), y(A)))    # (2^52 + m) - 2^52
-            e("vmovapd %s, %s" % (y(A), ww(W_M(s, c))))
-            # m·p_0: hi to the next column; column + lo = 0 mod 2^48: carry it
-            e("vmovapd %s, %s" % (kk(K_P(0)), y(T)))
-            e("vfmadd213pd %s, %s, %s" % (y(Y_C1), y(A), y(T)))
-            e("vsubpd %s, %s, %s" % (y(T), y(Y_CC), y(L)))
-            e("vfmadd231pd %s, %s, %s" % (kk(K_P(0)), y(A), y(L)))
-            e("vpaddq %s, %s, %s" % (y(T), y(nxt[s]), y(nxt[s])))
-            e("vpsubq %s, %s, %s" % (kk(K_BC2), y(x), y(x)))
-            e("vpaddq %s, %s, %s" % (y(L), y(x), y(x)))
-            e("vpsrlq $48, %s, %s" % (y(x), y(x)))
-            e("vpaddq %s, %s, %s" % (y(x), y(nxt[s]), y(nxt[s])))
+    def term(s, n, aop, bop):
+        """Limb product n of a column, a·b, into hi chain n % NH of group s:
+        hi = fl(a·b + H) (H plus a·b rounded to a multiple of 2^48, the
+        spacing of H's binade), lo = a·b − (hi − H) exact, added to lo sum
+        n % NE. A chain starts from C1; the first product of a lo sum takes
+        hi − CC in place of hi − C1, so the sum is biased by C2 and its bit
+        pattern is an integer plus C2's."""
+        k, q = n % NH, n % NE
+        h, first = H[s][k], E[s][q] is None
+        # NE <= NH: a lo sum's first product is its chain's first too
+        assert not first or h is None, "a lo sum starts on a running chain"
+        t, l = take(), take()
+        e("vmovapd %s, %s" % (aop, y(Y_A)))
+        e("vmovapd %s, %s" % (bop, y(t)))
+        e("vfmadd213pd %s, %s, %s" % (kk(K_C1) if h is None else y(h), y(Y_A), y(t)))  # t = a·b + H
+        e("vsubpd %s, %s, %s" % (kk(K_CC) if first else kk(K_C1) if h is None else y(h), y(t), y(l)))  # t - H
+        e("vfmsub231pd %s, %s, %s" % (bop, y(Y_A), y(l)))          # lo = a·b - (t - H)
+        if first:
+            E[s][q] = l
         else:
-            e("vpsubq %s, %s, %s" % (kk(K_BCOL(c)), y(x), y(x)))   # column + 2^62
-            if c < 2 * NL - 1:
-                e("vpand %s, %s, %s" % (kk(K_M48), y(x), y(A)))
-                e("vmovdqa %s, %d(%%[r])" % (y(A), 32 * NL * s + 32 * (c - NL)))
-                e("vpsrlq $48, %s, %s" % (y(x), y(x)))
-                e("vpaddq %s, %s, %s" % (y(x), y(nxt[s]), y(nxt[s])))
+            e("vaddpd %s, %s, %s" % (y(l), y(E[s][q]), y(E[s][q])))
+            give(l)
+        H[s][k] = t
+        if h is not None:
+            give(h)
+
+    for s in range(NS):
+        e("vpxor %s, %s, %s" % (y(N[s]), y(N[s]), y(N[s])))
+    for c in range(2 * NL):
+        lo, hi = max(0, c - (NL - 1)), min(c, NL - 1)
+        # the a·b terms first: they wait for nothing, so they fill the time
+        # until the previous column's m arrives for the m·p terms. A square
+        # takes each a_i·a_j (i < j) once, as (2·a_i)·a_j from the doubled limbs
+        # in b's place, and the a_i² from a: 36 limb products, not 64
+        if SQR:
+            terms = [(True, i, c - i) for i in range(lo, c // 2 + 1)]
+        else:
+            terms = [(True, i, c - i) for i in range(lo, hi + 1)]
+        terms += [(False, i, c - i) for i in range(lo, (c - 1 if c < NL else NL - 1) + 1)]
+        for n, (is_ab, i, j) in enumerate(terms):
+            for s in range(NS):
+                if is_ab and SQR and i == j:
+                    term(s, n, ww(W_A(s, i)), ww(W_A(s, i)))
+                elif is_ab and SQR:
+                    term(s, n, ww(W_B(s, i)), ww(W_A(s, j)))
+                elif is_ab:
+                    term(s, n, ww(W_A(s, i)), ww(W_B(s, j)))
+                else:
+                    term(s, n, ww(W_M(s, i)), kk(K_P(j)))
+        for s in range(NS):
+            A = Y_A
+            # x = this column (its lo sums and what N carries in), nx = the
+            # next one (this column's hi chains), both as integers: within
+            # one binade a double's bit pattern is an integer plus its value
+            x = N[s]
+            for q in range(NE):
+                if E[s][q] is not None:
+                    e("vpaddq %s, %s, %s" % (y(E[s][q]), y(x), y(x)))
+                    give(E[s][q])
+                    E[s][q] = None
+            hs = [h for h in H[s] if h is not None]
+            H[s] = [None] * NH
+            if hs:
+                nx = hs[0]
+                for h in hs[1:]:
+                    e("vpaddq %s, %s, %s" % (y(h), y(nx), y(nx)))
+                    give(h)
             else:
-                e("vpsubq %s, %s, %s" % (kk(K_OFF62), y(x), y(x)))
-                e("vmovdqa %s, %d(%%[r])" % (y(x), 32 * NL * s + 32 * (NL - 1)))
-        # the next column's sum becomes this one; the old register is zeroed
-        cur[s], nxt[s] = nxt[s], cur[s]
-        if c < 2 * NL - 1:
-            e("vpxor %s, %s, %s" % (y(nxt[s]), y(nxt[s]), y(nxt[s])))
+                nx = take()
+                e("vpxor %s, %s, %s" % (y(nx), y(nx), y(nx)))
+            T, L = take(), take()
+            if c < NL:
+                # x = column + 2^62 (unbiased); m = x·(-1/p) mod 2^48 from 32-bit halves
+                e("vpsubq %s, %s, %s" % (kk(K_BPRE(c)), y(x), y(x)))
+                e("vpsrlq $32, %s, %s" % (y(x), y(A)))
+                e("vpmuludq %s, %s, %s" % (kk(K_PL), y(A), y(A)))
+                e("vpmuludq %s, %s, %s" % (kk(K_PH), y(x), y(T)))
+                e("vpaddq %s, %s, %s" % (y(A), y(T), y(T)))
+                e("vpsllq $32, %s, %s" % (y(T), y(T)))
+                e("vpmuludq %s, %s, %s" % (kk(K_PL), y(x), y(A)))
+                e("vpaddq %s, %s, %s" % (y(A), y(T), y(T)))
+                e("vpand %s, %s, %s" % (kk(K_M48), y(T), y(T)))
+                e("vpor %s, %s, %s" % (kk(K_E52), y(T), y(T)))        # exact double of m:
+                e("vsubpd %s, %s, %s" % (kk(K_TWO52), y(T), y(A)))    # (2^52 + m) - 2^52
+                e("vmovapd %s, %s" % (y(A), ww(W_M(s, c))))
+                # m·p_0: hi to the next column; column + lo = 0 mod 2^48: carry it
+                e("vmovapd %s, %s" % (kk(K_P(0)), y(T)))
+                e("vfmadd213pd %s, %s, %s" % (kk(K_C1), y(A), y(T)))
+                e("vsubpd %s, %s, %s" % (kk(K_CC), y(T), y(L)))
+                e("vfmsub231pd %s, %s, %s" % (kk(K_P(0)), y(A), y(L)))
+                e("vpaddq %s, %s, %s" % (y(T), y(nx), y(nx)))
+                e("vpsubq %s, %s, %s" % (kk(K_BC2), y(x), y(x)))
+                e("vpaddq %s, %s, %s" % (y(L), y(x), y(x)))
+                e("vpsrlq $48, %s, %s" % (y(x), y(x)))
+                e("vpaddq %s, %s, %s" % (y(x), y(nx), y(nx)))
+            else:
+                e("vpsubq %s, %s, %s" % (kk(K_BCOL(c)), y(x), y(x)))   # column + 2^62
+                if c < 2 * NL - 1:
+                    e("vpand %s, %s, %s" % (kk(K_M48), y(x), y(A)))
+                    e("vmovdqa %s, %d(%%[r])" % (y(A), 32 * NL * s + 32 * (c - NL)))
+                    e("vpsrlq $48, %s, %s" % (y(x), y(x)))
+                    e("vpaddq %s, %s, %s" % (y(x), y(nx), y(nx)))
+                else:
+                    e("vpsubq %s, %s, %s" % (kk(K_OFF62), y(x), y(x)))
+                    e("vmovdqa %s, %d(%%[r])" % (y(x), 32 * NL * s + 32 * (NL - 1)))
+            give(T)
+            give(L)
+            give(x)
+            N[s] = nx
+        assert len(free) == 16 - 1 - NS, (c, free)
+        # Exactness: a hi chain must stay in [2^100, 2^101), where doubles
+        # are 2^48 apart, and a lo sum in [2^52, 2^53), where they are 1
+        # apart. Bounds of a limb product: an Fp lane operand's limbs up to
+        # 2^49.6 on one side and 2^49 on the other (the MSM's raw sums,
+        # msm_x16.c), a square's doubled limbs 2^49 against 2^48, Fr's
+        # limbs (fr_x4.h), m and the modulus's limbs 2^48; each rounding
+        # adds at most 2^47.
+        ab = 2.0 ** 97 if SQR else 2.0 ** 98.6 if FIELD == "fp" else 2.0 ** 96
+        bound = [ab if t[0] else 2.0 ** 96 for t in terms]
+        for k in range(NH):
+            mine = bound[k::NH]
+            assert sum(mine) + len(mine) * 2.0 ** 47 < 2.0 ** 100, ("hi chain overflows", c, k)
+        for q in range(NE):
+            assert len(terms[q::NE]) * 2.0 ** 47 < 2.0 ** 51, ("lo sum overflows", c, q)
+
+gen_chains()
 
 # The MULX products, one after another, their operands and modulus
 # rebased onto w and k, each result stored to r.
@@ -237,6 +312,8 @@ print("#define " + GUARD)
 print()
 print("#define %s_GROUPS %d" % (PFX, NS))
 print("#define %s_SCALARS %d" % (PFX, KS))
+print("#define %s_CHAINS %d" % (PFX, NH))
+print("#define %s_LO_SUMS %d" % (PFX, NE))
 print("#define %s_K_BYTES %d" % (PFX, K_BYTES))
 for nm, off in (("C1", K_C1), ("CC", K_CC), ("PINV_LO", K_PL), ("PINV_HI", K_PH), ("M48", K_M48),
                 ("E52", K_E52), ("TWO52", K_TWO52), ("BITS_C2", K_BC2), ("OFF62", K_OFF62),

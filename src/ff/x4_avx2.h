@@ -39,8 +39,10 @@ static inline uint64_t cz__x4_dbits(double d)
  * = minv48: the split constants, the modulus as doubles, and the column
  * biases, found by replaying the block's additions on the bias constants
  * alone (the generator's loop bounds). sqr: for the squaring block
- * (gen_fp_x4_avx2.py fp-sqr), whose columns add fewer limb products. */
-void cz__x4_fill_consts(uint64_t *K, unsigned nl, const uint64_t *m48, uint64_t minv48, bool sqr);
+ * (gen_fp_x4_avx2.py fp-sqr), whose columns add fewer limb products. nh,
+ * ne (>= 1): the block's hi chains and lo sums a column (its _CHAINS and
+ * _LO_SUMS defines). */
+void cz__x4_fill_consts(uint64_t *K, unsigned nl, const uint64_t *m48, uint64_t minv48, bool sqr, unsigned nh, unsigned ne);
 
 /* Exact double of each lane of v (< 2^52): v's bits under 2^52's exponent
  * are 2^52 + v. */
