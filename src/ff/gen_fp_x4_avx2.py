@@ -122,7 +122,7 @@ def W_A(s, i): return W_GROUP * s + 32 * i
 def W_B(s, j): return W_GROUP * s + 32 * NL + 32 * j
 def W_M(s, i): return W_GROUP * s + 64 * NL + 32 * i
 
-Y_C1, Y_CC, Y_A = 15, 14, 13
+Y_A = 13  # the a operand of a limb product; the other registers change roles
 out = []
 def e(x): out.append(x)
 def y(n): return "%%%%ymm%d" % n
