@@ -22,8 +22,8 @@
  * one addition per limb product, against IFMA's two. The earlier form
  * split each product on its own (t = fl(a·b + C1), lo = fl(a·b + (CC −
  * t)), both added to integer column sums: three FP operations and two
- * integer additions); the chains have 5 % fewer instructions, took
- * 0.96–0.99x its time on an Intel Xeon without IFMA in use, and suit a
+ * integer additions); the chains have 4–5 % fewer instructions, took
+ * 0.95–0.99x its time on an Intel Xeon without IFMA in use, and suit a
  * core with two FMA and two FP-add pipes (AMD Zen) better (BENCHMARKS.md
  * "Column sums in FMA chains"). The generator (gen_fp_x4_avx2.py) deals
  * a column's products to four chains in turn: that keeps each chain
