@@ -894,7 +894,8 @@ bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *op
     cz__msm_plan_vsegs(&pl, v, 1, 255, th, opts, CZ_MSM_MAX_WINDOW, AFFINE_MIN, S(plan_lanes)(x8), L2_KB, 0);
     double plain = pl.cost, cost[33], lo = INFINITY, wlo = INFINITY;
     unsigned wb = 0;
-    const unsigned llc_kb = cz__msm_llc_kb(th, sizeof(AFF));
+    const bool wide = opts && opts->tables_wide && !opts->window && !S(plan_lanes)(x8);
+    const unsigned llc_kb = wide ? cz__msm_llc_kb(th, sizeof(AFF)) : 0;
     *t = 1;
     *bits = 256;
     /* B from 8 (32 tables) to 32 (8 tables): narrower fields need more
@@ -924,7 +925,7 @@ bool MSM_PUB(_tables_shape)(size_t m, const cz_pool *pool, const cz_msm_opts *op
          * cap left the plan at none (8 × 32: 0.99x). Not on the IFMA
          * lanes, whose cheaper additions leave the buckets' cache misses
          * exposed: 13 × 20 measured 0.96-0.98x there. */
-        if (b > 17 && b <= llc_kb && opts && opts->tables_wide && !opts->window && !S(plan_lanes)(x8)) {
+        if (wide && b > 17 && b <= llc_kb) {
             cz__msm_plan_vsegs(&pl, v, nv, 255, th, opts, b, AFFINE_MIN, S(plan_lanes)(x8), L2_KB, llc_kb);
             if (pl.cost < wlo) {
                 wlo = pl.cost;
