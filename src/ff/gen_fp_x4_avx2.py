@@ -35,7 +35,7 @@ faster in 990 of 1,000 pairs). The G1 and G2 MSMs took 0.95x and 0.93x the CPU t
 margin below the edge is worth more than two more products a call.
 (Those counts are the split form's; the FMA chains took 2_6 to 3,470
 instructions, 23.4 KB. On an Intel Xeon without IFMA in use, 2_4 and 1_4
-cost 24.2 and 25.5 ns a product against 2_6's 25.0: no edge there.)
+cost 24.2 and 25.5 ns a product against 2_6's 25.1: no edge there.)
 
 Lane groups ("streams"): each group's serial Montgomery chain (column c's
 m needs column c complete, which needs m of column c - 1) hides behind the
