@@ -49,6 +49,14 @@
  * modular subtractions and x3 canonical in the lanes: three more
  * normalisations a group; measured in one process, this one is 0.5–1 %
  * faster.)
+ *
+ * The file is built without the auto-vectoriser (CMakeLists.txt): it
+ * turned the MULX values' limb selects and copies into 128- and 256-bit
+ * loads of limbs just written by 64-bit stores, which the core cannot
+ * forward, and each such load waited for the stores to reach the cache.
+ * Without it the flush took 0.98× (G1) and 0.97× (G2) the CPU time,
+ * alternated call by call in one process (BENCHMARKS.md "Store
+ * forwarding in the AVX2 flush").
  */
 #include "msm_internal.h"
 
@@ -282,12 +290,17 @@ TGT static void w_lin(f16 *r, const f16 *a, const f16 *b, const f16 *c, const f1
         cz_carry_t cy = 0;
         cz_limbs_add_nc(t, a->s[j].l, KP[ki].l64, 6);
         if (b) cz_limbs_add_nc(t, t, b->s[j].l, 6);
-        for (int k = 0; k < 6; k++) CZ_SBB(cy, t[k], c->s[j].l[k], &t[k]);
+        /* The last pass writes r itself (limb k read before limb k is
+         * written, so r may be any operand): a copy of t into r was
+         * compiled as 128-bit moves, whose loads of t's 64-bit stores
+         * could not be forwarded (a third of w_lin's time on an Emerald
+         * Rapids Xeon). */
+        uint64_t *o = d ? t : r->s[j].l;
+        for (int k = 0; k < 6; k++) CZ_SBB(cy, t[k], c->s[j].l[k], &o[k]);
         if (d) {
             cy = 0;
-            for (int k = 0; k < 6; k++) CZ_SBB(cy, t[k], d->s[j].l[k], &t[k]);
+            for (int k = 0; k < 6; k++) CZ_SBB(cy, t[k], d->s[j].l[k], &r->s[j].l[k]);
         }
-        memcpy(r->s[j].l, t, sizeof t);
     }
 }
 
