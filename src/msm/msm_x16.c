@@ -54,8 +54,9 @@
  * turned the MULX values' limb selects and copies into 128- and 256-bit
  * loads of limbs just written by 64-bit stores, which the core cannot
  * forward, and each such load waited for the stores to reach the cache.
- * Without it the flush took 0.98× (G1) and 0.97× (G2) the CPU time,
- * alternated call by call in one process (BENCHMARKS.md "Store
+ * Without it the G2 flush took 0.97–0.98× the CPU time, batch by batch in
+ * one process (tools/flush-ab.sh); G1's change, 0.98–0.99×, was within
+ * what the same code against itself reads (BENCHMARKS.md "Store
  * forwarding in the AVX2 flush").
  */
 #include "msm_internal.h"
