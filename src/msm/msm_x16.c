@@ -61,6 +61,7 @@
  */
 #include "msm_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -325,6 +326,73 @@ TGT static void w_csub(f16 *r, int ki)
     for (int j = 0; j < NS; j++) cz_mont_reduce_once(r->s[j].l, r->s[j].l, KP[ki].l64, 6);
 }
 
+/* r = r − q·p with q = floor(v_top / (p_top + 2)), per value: from any r
+ * under 2^384 (lanes normalised) into [0, 2p), in one normalisation where
+ * a chain of conditional subtractions (w_csub of 8p, 4p, 2p) took up to
+ * three. Why q is right: with v_top = floor(v / 2^s) and p_top =
+ * floor(p / 2^s), v/p > v_top/(p_top + 1) > v_top/(p_top + 2), so q <=
+ * v/p and r >= 0; and v/p − v_top/(p_top + 2) < (v_top + 1)/p_top −
+ * v_top/(p_top + 2), under 2^-40 here (v < 2^384, p_top >= 2^44), so
+ * q >= floor(v/p) − 1 and r < 2p. The quotient is taken in doubles (the
+ * operands exact below 2^53) by a reciprocal rounded down, so it can only
+ * fall below v_top/(p_top + 2), never above; the bound holds with room.
+ * Lanes: s = 336, v_top the top limb (< 2^48); q·p's limbs (q < 16, under
+ * 2^52) are exact products of doubles. MULX values: s = 331, v_top the
+ * top 53 bits. */
+typedef struct {
+    double inv_lane, inv_mulx; /* 1/(p_top + 2), rounded down */
+    double p48[8];             /* p's 48-bit limbs as doubles */
+} kred;
+static kred KR;
+
+__attribute__((constructor)) static void x16_red_init(void)
+{
+    uint64_t p48[8];
+    cz__fp_to48(p48, CZ_FP_MODULUS);
+    for (int k = 0; k < 8; k++) KR.p48[k] = (double)p48[k];
+    KR.inv_lane = nextafter(1.0 / (double)(p48[7] + 2), 0.0);
+    KR.inv_mulx = nextafter(1.0 / (double)((CZ_FP_MODULUS[5] >> 11) + 2), 0.0);
+}
+
+TGT static inline void g_red(cz__fp_x4 *r)
+{
+    const __m256d E = _mm256_set1_pd(0x1p52);
+    const __m256i EI = _mm256_castpd_si256(E);
+    __m256i v7 = _mm256_load_si256((const __m256i *)r->l[7]);
+    /* v7 < 2^52 as a double: its bits under 2^52's exponent are 2^52 + v7 */
+    __m256d d7 = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v7, EI)), E);
+    __m256d q = _mm256_floor_pd(_mm256_mul_pd(d7, _mm256_set1_pd(KR.inv_lane)));
+    __m256i t[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        /* q·p_k < 2^52: its bits under 2^52's exponent, less the exponent */
+        __m256i qp = _mm256_sub_epi64(
+            _mm256_castpd_si256(_mm256_fmadd_pd(q, _mm256_set1_pd(KR.p48[k]), E)), EI);
+        t[k] = _mm256_sub_epi64(k == 7 ? v7 : _mm256_load_si256((const __m256i *)r->l[k]), qp);
+    }
+    g_norm(r, t);
+}
+
+static inline void s_red(cz_fp *x)
+{
+    uint64_t q = (uint64_t)floor((double)(x->l[5] >> 11) * KR.inv_mulx), c = 0, b = 0;
+    for (int k = 0; k < 6; k++) {
+        unsigned __int128 m = (unsigned __int128)q * CZ_FP_MODULUS[k] + c;
+        c = (uint64_t)(m >> 64);
+        uint64_t lo = (uint64_t)m, v = x->l[k];
+        uint64_t d = v - lo - b;
+        b = (v < lo) | ((v - lo) < b);
+        x->l[k] = d;
+    }
+}
+
+/* r (under 2^384) into [0, 2p), as above. */
+TGT static void w_red(f16 *r)
+{
+    for (int g = 0; g < NG; g++) g_red(&r->g[g]);
+    for (int j = 0; j < NS; j++) s_red(&r->s[j]);
+}
+
 /* The NL values of a (under 2p, lanes normalised) made canonical and
  * written to v[l]: the lanes reduced in place (g_csub: a is dead after),
  * joined back into 64-bit limbs four values at a time and transposed in
@@ -514,10 +582,13 @@ __attribute__((aligned(64))) void cz__msm_g1_flush_x16(cz_g1_affine *bk, const c
  *
  * Bounds. Unlike G1's (its den and num aside), every operation here
  * treats the MULX values as the lanes are treated: plain integers under a
- * bound, written at each step as a multiple of p. A sum or a difference is not reduced; a
- * conditional subtraction of 2p, 4p or 8p (w_csub) brings a value back
- * under what the next step needs, and only the stored coordinates must
- * end under 2p (the store makes them canonical). This takes the kernel
+ * bound, written at each step as a multiple of p. A sum or a difference is not reduced;
+ * w_red (one subtraction of an estimated multiple of p) brings a value
+ * back under 2p where the next step needs it, and only the stored
+ * coordinates must end under 2p (the store makes them canonical). Five
+ * w_red a group replaced ten conditional subtractions (w_csub of 8p, 4p,
+ * 2p): 0.974–0.979× the G2 flush's time (tools/flush-ab.sh, BENCHMARKS.md
+ * "Store forwarding in the AVX2 flush"). This takes the kernel
  * past the < 2p of its contract, which is safe as far as these bounds go
  * (test_ff's fp_x4_wide_operands checks each kind against GMP):
  *  - a product of a < A·p and b < B·p is < (0.102·A·B + 1)·p (p <
@@ -640,8 +711,7 @@ __attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const c
     for (unsigned g = 0; g < G; g++) {
         w_add(&n0[g], &nr[g], &d0[g]);                  /* λ0 < 2.52 */
         w_lin(&n1[g], &pre[g], &d0[g], &nr[g], NULL, K2); /* λ1 < 5.6 */
-        w_csub(&n1[g], K4);
-        w_csub(&n1[g], K2);                 /* < 2 */
+        w_red(&n1[g]);                                    /* < 2 */
     }
     /* λ² = (λ0 + λ1)(λ0 − λ1) + 2·λ0·λ1·u: the factors, raw, in d0 (< 4.52)
      * and d1 (λ0 − λ1 + 4p < 6.52) */
@@ -656,11 +726,9 @@ __attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const c
     /* x3 = λ² − x1 − x2 (< 2) into x2; x1 − x3 + 2p (< 3) into x1 */
     for (unsigned g = 0; g < G; g++) {
         w_lin(&x20[g], &nr[g], NULL, &x10[g], &x20[g], K2);    /* < 6.01 */
-        w_csub(&x20[g], K4);
-        w_csub(&x20[g], K2);
+        w_red(&x20[g]);                                         /* < 2 */
         w_lin(&x21[g], &pre[g], &pre[g], &x11[g], &x21[g], K2); /* < 5.04 */
-        w_csub(&x21[g], K4);
-        w_csub(&x21[g], K2);
+        w_red(&x21[g]);
         w_sub(&x10[g], &x10[g], &x20[g], K2);
         w_sub(&x11[g], &x11[g], &x21[g], K2);
     }
@@ -680,13 +748,10 @@ __attribute__((aligned(64))) void cz__msm_g2_flush_x16(cz_g2_affine *bk, const c
      * to the buckets */
     for (unsigned g = 0; g < G; g++) {
         w_lin(&d1[g], &pre[g], NULL, &d0[g], &y10[g], K4); /* < 5.77 */
-        w_csub(&d1[g], K4);
-        w_csub(&d1[g], K2);
+        w_red(&d1[g]);                                     /* < 2 */
         w_lin(&nr[g], &nr[g], NULL, &pre[g], &d0[g], K4); /* < 7.77 */
         w_sub(&nr[g], &nr[g], &y11[g], K1);               /* < 8.77 */
-        w_csub(&nr[g], K8);
-        w_csub(&nr[g], K4);
-        w_csub(&nr[g], K2);
+        w_red(&nr[g]);
         /* the next group's buckets, for writing, as in G1's (G2 2^16
          * with tables, 2 threads: ~2 % of the MSM) */
         for (unsigned l = 0, i = NL * (g + 1); l < NL && i < n; l++, i++) {
