@@ -176,6 +176,10 @@ void cz__msm_g2_flush_x8(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n,
 size_t cz__msm_g2_x16_scratch(unsigned cap);
 void cz__msm_g2_flush_x16(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);
 size_t cz__msm_g2_lanes_scratch(unsigned cap);
+/* Tests only: w_red of msm_x16.c on CZ_FP_X16_N 384-bit integers v[i]
+ * (six 64-bit limbs each, any value under 2^384), in place: each becomes a
+ * value < 2p congruent to it mod p. False where the CPU lacks the lanes. */
+bool cz__msm_x16_red(uint64_t (*v)[6]);
 void cz__msm_g2_flush_lanes(cz_g2_affine *bk, const cz_msm_g2_entry *e, unsigned n, void *scratch);
 
 typedef struct {

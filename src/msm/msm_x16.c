@@ -393,6 +393,32 @@ TGT static void w_red(f16 *r)
     for (int j = 0; j < NS; j++) s_red(&r->s[j]);
 }
 
+bool cz__msm_x16_red(uint64_t (*v)[6])
+{
+    if (!cz__fp_x4_supported()) return false;
+    _Alignas(64) f16 a;
+    for (unsigned l = 0; l < NL; l++) {
+        if (l < 4 * NG) {
+            uint64_t o[8];
+            cz__fp_to48(o, v[l]);
+            for (int k = 0; k < 8; k++) a.g[l / 4].l[k][l % 4] = o[k];
+        } else {
+            memcpy(a.s[l - 4 * NG].l, v[l], 48);
+        }
+    }
+    w_red(&a);
+    for (unsigned l = 0; l < NL; l++) {
+        if (l < 4 * NG) {
+            uint64_t o[8];
+            for (int k = 0; k < 8; k++) o[k] = a.g[l / 4].l[k][l % 4];
+            cz__fp_from48(v[l], o);
+        } else {
+            memcpy(v[l], a.s[l - 4 * NG].l, 48);
+        }
+    }
+    return true;
+}
+
 /* The NL values of a (under 2p, lanes normalised) made canonical and
  * written to v[l]: the lanes reduced in place (g_csub: a is dead after),
  * joined back into 64-bit limbs four values at a time and transposed in
@@ -850,6 +876,11 @@ double cz__msm_x16_time_ratio(void)
 double cz__msm_x16_time_ratio(void) { return -1; }
 
 bool cz__msm_x16_supported(void) { return false; }
+bool cz__msm_x16_red(uint64_t (*v)[6])
+{
+    (void)v;
+    return false;
+}
 size_t cz__msm_g1_x16_scratch(unsigned cap)
 {
     (void)cap;

@@ -24,6 +24,7 @@
 #include "cuzk/curve.h"
 #include "cuzk/msm.h"
 #include "msm/msm_internal.h"
+#include "ff/fp_x4.h" /* CZ_FP_X16_N, cz__fp_to48 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,12 +206,133 @@ static void test_flush_g2(void **state)
     }
 }
 
+/* ---- w_red: any value under 2^384 into [0, 2p), congruent mod p ---------- */
+
+/* a − b on six limbs; returns the borrow */
+static unsigned sub6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6])
+{
+    unsigned br = 0;
+    for (int k = 0; k < 6; k++) {
+        uint64_t d = a[k] - b[k] - br;
+        br = (a[k] < b[k]) || (a[k] - b[k] < br);
+        r[k] = d;
+    }
+    return br;
+}
+
+/* r = a + small; returns the carry out of 2^384 */
+static unsigned add6(uint64_t r[6], const uint64_t a[6], uint64_t small)
+{
+    uint64_t c = small;
+    for (int k = 0; k < 6; k++) {
+        r[k] = a[k] + c;
+        c = r[k] < c;
+    }
+    return (unsigned)c;
+}
+
+/* r = a + p; returns the carry out of 2^384 */
+static unsigned add6p(uint64_t r[6], const uint64_t a[6])
+{
+    unsigned c = 0;
+    for (int k = 0; k < 6; k++) {
+        uint64_t s = a[k] + CZ_FP_MODULUS[k];
+        unsigned c1 = s < a[k];
+        r[k] = s + c;
+        c = c1 | (r[k] < s);
+    }
+    return c;
+}
+
+/* r < 2p and v − r a multiple of p (at most 10 of them: v < 2^384). */
+static void check_red(const uint64_t v[6], const uint64_t r[6], const char *what, unsigned slot)
+{
+    uint64_t twop[6], t[6], d[6];
+    assert_int_equal(sub6(twop, CZ_FP_MODULUS, (const uint64_t[6]){0}), 0);
+    for (int k = 5; k > 0; k--) twop[k] = (twop[k] << 1) | (twop[k - 1] >> 63);
+    twop[0] <<= 1;
+    if (!sub6(t, r, twop)) fail_msg("w_red(%s), value %u: result not under 2p", what, slot);
+    if (sub6(d, v, r)) fail_msg("w_red(%s), value %u: result above the input", what, slot);
+    for (int m = 0; m <= 10; m++) {
+        bool zero = !(d[0] | d[1] | d[2] | d[3] | d[4] | d[5]);
+        if (zero) return;
+        if (sub6(d, d, CZ_FP_MODULUS)) break;
+    }
+    fail_msg("w_red(%s), value %u: input − result is not a multiple of p", what, slot);
+}
+
+/* every slot (the lanes and the MULX values) reduces v */
+static void red_case(const uint64_t v[6], const char *what)
+{
+    uint64_t x[CZ_FP_X16_N][6];
+    for (unsigned l = 0; l < CZ_FP_X16_N; l++) memcpy(x[l], v, 48);
+    assert_true(cz__msm_x16_red(x));
+    for (unsigned l = 0; l < CZ_FP_X16_N; l++) check_red(v, x[l], what, l);
+}
+
+/* Where the quotient estimate is closest to wrong: k·p + δ (the true
+ * quotient steps there), and tops at multiples of the divisor p_top + 2
+ * with the bits below all 0 or all 1, for the lanes' top (bit 336) and the
+ * MULX values' (bit 331); then 2^384 − 1 and random values. */
+static void test_red(void **state)
+{
+    (void)state;
+    uint64_t probe[CZ_FP_X16_N][6] = {{0}};
+    if (!cz__msm_x16_red(probe)) {
+        fprintf(stderr, "test_red: no AVX2 lanes on this CPU, skipped\n");
+        skip();
+    }
+    uint64_t v[6], kp[6] = {0};
+    for (int k = 0; k <= 9; k++) {
+        for (int dl = -3; dl <= 3; dl++) {
+            /* v = k·p + dl, when it lies in [0, 2^384) */
+            if (dl < 0 ? sub6(v, kp, (const uint64_t[6]){(uint64_t)-dl}) : add6(v, kp, (uint64_t)dl)) continue;
+            red_case(v, "k·p + δ");
+        }
+        uint64_t n[6];
+        if (add6p(n, kp)) break; /* (k + 1)·p past 2^384 */
+        memcpy(kp, n, 48);
+    }
+    uint64_t p48[8];
+    cz__fp_to48(p48, CZ_FP_MODULUS);
+    const uint64_t ptop[2] = {p48[7] + 2, (CZ_FP_MODULUS[5] >> 11) + 2};
+    const unsigned shift[2] = {336, 331};
+    for (int side = 0; side < 2; side++)
+        for (uint64_t k = 1; k <= 10; k++)
+            for (int dt = -1; dt <= 1; dt++)
+                for (int low = 0; low < 2; low++) {
+                    uint64_t top = k * ptop[side] + (uint64_t)(int64_t)dt;
+                    unsigned sh = shift[side];
+                    /* v = top·2^sh + (low ? 2^sh − 1 : 0), if under 2^384 */
+                    if (sh + 64 - (unsigned)__builtin_clzll(top) > 384) continue;
+                    for (int j = 0; j < 6; j++) v[j] = low ? ~(uint64_t)0 : 0;
+                    unsigned w = sh / 64, b = sh % 64;
+                    for (unsigned j = w; j < 6; j++) v[j] = 0;
+                    if (low && b) v[w] = (UINT64_C(1) << b) - 1;
+                    else if (!low) v[w] = 0;
+                    v[w] |= top << b;
+                    if (w + 1 < 6 && b) v[w + 1] |= top >> (64 - b);
+                    red_case(v, side ? "MULX top" : "lane top");
+                }
+    for (int j = 0; j < 6; j++) v[j] = ~(uint64_t)0;
+    red_case(v, "2^384 − 1");
+    uint64_t st = 0x243f6a8885a308d3u;
+    for (int i = 0; i < 2000; i++) {
+        for (int j = 0; j < 6; j++) {
+            st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+            v[j] = st;
+        }
+        red_case(v, "random");
+    }
+}
+
 int main(void)
 {
     cz_test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flush_g1),
         cmocka_unit_test(test_flush_g2),
+        cmocka_unit_test(test_red),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
