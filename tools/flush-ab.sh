@@ -29,7 +29,8 @@ CF=(-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/src" -I"$ROOT/src/msm" -O3 -DNDEBUG
     -Wall -Wextra -Werror)
 REN=(-Dcz__msm_g1_flush_x16=ab_old_g1_flush -Dcz__msm_g2_flush_x16=ab_old_g2_flush
      -Dcz__msm_g1_x16_scratch=ab_old_g1_scratch -Dcz__msm_g2_x16_scratch=ab_old_g2_scratch
-     -Dcz__msm_x16_supported=ab_old_supported -Dcz__msm_x16_time_ratio=ab_old_time_ratio)
+     -Dcz__msm_x16_supported=ab_old_supported -Dcz__msm_x16_time_ratio=ab_old_time_ratio
+     -Dcz__msm_x16_red=ab_old_x16_red)
 # shellcheck disable=SC2086
 cc "${CF[@]}" "${REN[@]}" ${OLD_CFLAGS:-} -c "$W/old_x16.c" -o "$W/old_x16.o"
 cc "${CF[@]}" -c tools/flush_ab.c -o "$W/flush_ab.o"
