@@ -334,11 +334,13 @@ TGT static void w_csub(f16 *r, int ki)
  * v/p and r >= 0; and v/p − v_top/(p_top + 2) < (v_top + 1)/p_top −
  * v_top/(p_top + 2), under 2^-40 here (v < 2^384, p_top >= 2^44), so
  * q >= floor(v/p) − 1 and r < 2p. The quotient is taken in doubles (the
- * operands exact below 2^53) by a reciprocal rounded down, so it can only
- * fall below v_top/(p_top + 2), never above; the bound holds with room.
- * Lanes: s = 336, v_top the top limb (< 2^48); q·p's limbs (q < 16, under
- * 2^52) are exact products of doubles. MULX values: s = 331, v_top the
- * top 53 bits. */
+ * operands exact below 2^53) with a reciprocal rounded down; the product's
+ * own rounding may still land above v_top/(p_top + 2), by at most ~q·2^-52,
+ * but v/p lies above that by v_top/((p_top + 1)(p_top + 2)), ~q/p_top,
+ * so q <= v/p still holds. Lanes: s = 336, v_top the top limb (< 2^48;
+ * p_top ~2^44.7, a margin ~100 times the rounding); q·p's limbs (q < 16,
+ * under 2^52) are exact products of doubles. MULX values: s = 331, v_top
+ * the top 53 bits (p_top ~2^49.7, a margin ~5 times the rounding). */
 typedef struct {
     double inv_lane, inv_mulx; /* 1/(p_top + 2), rounded down */
     double p48[8];             /* p's 48-bit limbs as doubles */
