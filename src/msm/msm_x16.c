@@ -176,8 +176,8 @@ typedef struct {
     uint64_t l48r[8]; /* redundant: limbs 0..6 in [2^48 - 1, 2^49), the top one less 1 */
     uint64_t l64[6];
 } kmul;
-/* p, 2p, 4p, 8p */
-enum { K1, K2, K4, K8, NK };
+/* p, 2p, 4p (8p went with the chains w_red replaced) */
+enum { K1, K2, K4, NK };
 static kmul KP[NK];
 
 __attribute__((constructor)) static void x16_g2_init(void)
