@@ -211,6 +211,16 @@ CZ_WUR cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_
  * §6, B_G2 = §7 (n_vars points each). The arrays are z's. */
 void cz_snarkjs_zkey_tables_bases(const cz_snarkjs_zkey *z, const void *bases[CZ_GROTH16_NQ],
                                   size_t n[CZ_GROTH16_NQ]);
+/* Where one proof's wall time went, in ms (`cuzk prove --zkey --timings`).
+ * When a proof made with tables is made again without them, the figures
+ * are the second proof's. */
+typedef struct {
+    double abc_ms;      /* the witness as MSM scalars; a, b from §4 and c = a∘b */
+    double quotient_ms; /* (A·B − C) on the odd coset, gathered into snarkjs's H order */
+    double msm_a_ms, msm_b1_ms, msm_b2_ms;
+    double msm_ch_ms;   /* C and H in one MSM */
+    double finish_ms;   /* r, s and the assembly; the proof's subgroup tests and self-verification */
+} cz_snarkjs_prove_timings;
 /* cz_snarkjs_prove with precomputed tables of z's queries (tabs over the
  * bases cz_snarkjs_zkey_tables_bases gives; NULL: none; a query without a
  * set runs the plain MSM): the same proof for the same r, s. Tables are
@@ -219,10 +229,12 @@ void cz_snarkjs_zkey_tables_bases(const cz_snarkjs_zkey *z, const void *bases[CZ
  * If that one passes, the tables were wrong (a corrupt table file): CZ_OK
  * with *tables_bad set, so the caller can drop them; otherwise its error
  * (the witness or the key), *tables_bad false. CZ_ERR_MISMATCH when a set
- * is over another number of bases than the key's query. */
+ * is over another number of bases than the key's query. timings may be
+ * NULL. */
 CZ_WUR cz_status cz_snarkjs_prove_tables(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z,
                                          const cz_groth16_tables *tabs, const cz_fr *w, size_t n, cz_pool *pool,
-                                         const cz_fr *test_rs, bool *tables_bad, cz_errbuf *err);
+                                         const cz_fr *test_rs, bool *tables_bad, cz_snarkjs_prove_timings *timings,
+                                         cz_errbuf *err);
 /* A .zkey for cuzk's own parameters: p from cz_groth16_setup of pce, h_odd
  * the odd-coset H query that setup returned (cz_groth16_setup_opts.h_odd_out).
  * snarkjs can then prove (with a .wtns of inputs ‖ aux, written by

@@ -283,6 +283,9 @@ static const cz_opt prove_opts[] = {
     {.name = "--msm-tables", .kind = CZ_OPT_STR, .arg = "SIZE",
      .help = "snarkjs: with --tables, at most SIZE bytes of tables when they are built (K/M/G; default 4G)",
      .modes = M_SNARKJS},
+    {.name = "--timings", .kind = CZ_OPT_FLAG,
+     .help = "snarkjs: where the time went (reading, each phase of the proof), on stderr",
+     .modes = M_SNARKJS},
     OPT_THREADS,
     {0},
 };
@@ -290,7 +293,7 @@ static const cz_cmd prove_cmd = {
     .name = "cuzk prove",
     .synopsis = "--circuit ID [--params FILE.params] [--payload P.json] [--partitions N] -o proof.bin\n"
                 "   or: cuzk prove --zkey C.zkey --wtns C.wtns --proof proof.json --public public.json\n"
-                "        [--r1cs C.r1cs] [--check-key] [--tables [--msm-tables SIZE]]",
+                "        [--r1cs C.r1cs] [--check-key] [--tables [--msm-tables SIZE]] [--timings]",
     .about = "  --payload is required except for mulchain-N; -o - writes the proof to stdout when it is not a\n"
              "  terminal. Exit status: 0 proved, 1 failed, 2 usage, 3 an input could not be read or parsed.",
     .opts = prove_opts,
@@ -335,12 +338,17 @@ static int snarkjs_prove(const cz_args *a)
         return cz_usage_error(&prove_cmd, "--msm-tables: '%s' is not a size (bytes, K/M/G/T suffix)", tm);
     }
     const unsigned zflags = CZ_SNARKJS_COEF_RECORDS | (check_key ? 0 : CZ_SNARKJS_NO_QUERY_CHECK);
+    const bool timings = cz_opt_flag(a, "--timings");
+    double tr0 = cz_now_ns();
     if (st == CZ_OK) st = cz_snarkjs_zkey_read(&z, zk, zflags, pool, &e);
+    double tr1 = cz_now_ns();
     if (st == CZ_OK) st = cz_snarkjs_wtns_read(&w, wt, pool, &e);
+    double tr2 = cz_now_ns();
     if (st == CZ_OK && r1) {
         size_t bad;
         if ((st = cz_snarkjs_r1cs_read(&r, r1, &e)) == CZ_OK) st = cz_snarkjs_r1cs_check(r, w->w, w->n, &bad, &e);
     }
+    double tr3 = cz_now_ns();
     /* --tables: <key>.tables mapped, or built and kept (cz_prover_zkey_tables) */
     cz_groth16_tables *tabs = NULL;
     char tpath[4200] = "";
@@ -365,7 +373,8 @@ static int snarkjs_prove(const cz_args *a)
     cz_groth16_proof_pts p;
     double t0 = cz_now_ns();
     bool tables_bad = false;
-    if (st == CZ_OK) st = cz_snarkjs_prove_tables(&p, z, tabs, w->w, w->n, pool, NULL, &tables_bad, &e);
+    cz_snarkjs_prove_timings pt = {0};
+    if (st == CZ_OK) st = cz_snarkjs_prove_tables(&p, z, tabs, w->w, w->n, pool, NULL, &tables_bad, &pt, &e);
     if (st == CZ_OK && tables_bad) {
         /* the proof made with the tables failed its check and the one made
          * without passed: the file is wrong; the next --tables run rebuilds */
@@ -388,6 +397,12 @@ static int snarkjs_prove(const cz_args *a)
             rc = spit("cuzk prove: --proof", pj, js, strlen(js), false);
             if (!rc) rc = spit("cuzk prove: --public", pub, pubs, strlen(pubs), false);
             if (!rc) fprintf(stderr, "proved in %.1f ms: %s, %s\n", (cz_now_ns() - t0) / 1e6, pj, pub);
+            if (!rc && timings)
+                fprintf(stderr,
+                        "timings (ms): read key %.1f, witness %.1f, r1cs check %.1f, tables %.1f; proof: a b c %.1f, "
+                        "quotient %.1f, msm A %.1f, B1 %.1f, B2 %.1f, C + H %.1f, finish and self-check %.1f\n",
+                        (tr1 - tr0) / 1e6, (tr2 - tr1) / 1e6, (tr3 - tr2) / 1e6, (t0 - tr3) / 1e6, pt.abc_ms,
+                        pt.quotient_ms, pt.msm_a_ms, pt.msm_b1_ms, pt.msm_b2_ms, pt.msm_ch_ms, pt.finish_ms);
         }
         free(js);
         free(pubs);

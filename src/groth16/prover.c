@@ -16,6 +16,7 @@
  * NTT domains (twiddle tables) are built once per size and cached for the
  * life of the process, since every partition of a circuit shares them.
  */
+#include "common/big_alloc.h"
 #include "cuzk/groth16.h"
 #include "groth16/groth16_internal.h"
 #include "cuzk/msm.h"
@@ -197,7 +198,7 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
     }
     cz_groth16_pending *p = calloc(1, sizeof *p);
     size_t nz = w->n_inputs + w->n_aux;
-    if (!p || !(p->z = malloc((nz ? nz : 1) * sizeof(cz_scalar)))) {
+    if (!p || !(p->z = cz_big_alloc_array(nz ? nz : 1, sizeof(cz_scalar)))) {
         free(p);
         free_abc(in);
         return cz_err(err, CZ_ERR_NOMEM, "prove: out of memory");

@@ -4,6 +4,7 @@
  * in step): the two density MSMs (B-dense inputs, B-dense aux), run by a
  * thread of the executor bg and parallelised on the compute pool.
  */
+#include "common/big_alloc.h"
 #include "groth16/groth16_internal.h"
 #include "cuzk/msm.h"
 #include <stdlib.h>
@@ -20,7 +21,7 @@ cz_status cz_groth16_pending_begin(cz_groth16_pending **out, const cz_groth16_pa
     if ((st = cz_groth16_params_check_shape(params, pce, err)) != CZ_OK) return st;
     cz_groth16_pending *p = calloc(1, sizeof *p);
     size_t nz = w->n_inputs + w->n_aux;
-    if (!p || !(p->z = malloc((nz ? nz : 1) * sizeof(cz_scalar)))) {
+    if (!p || !(p->z = cz_big_alloc_array(nz ? nz : 1, sizeof(cz_scalar)))) {
         free(p);
         return cz_err(err, CZ_ERR_NOMEM, "prove: out of memory");
     }

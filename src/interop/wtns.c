@@ -1,4 +1,5 @@
 /* snarkjs .wtns reader/writer (version 2). */
+#include "common/big_alloc.h"
 #include "binfile.h"
 #include "cuzk/snarkjs.h"
 #include <errno.h>
@@ -55,7 +56,7 @@ cz_status cz_snarkjs_wtns_parse(cz_snarkjs_wtns **out, const uint8_t *buf, size_
         goto done;
     }
     w = calloc(1, sizeof *w);
-    if (!w || !(w->w = malloc((n ? n : 1) * sizeof(cz_fr)))) {
+    if (!w || !(w->w = cz_big_alloc_array(n ? n : 1, sizeof(cz_fr)))) {
         st = cz_err(err, CZ_ERR_NOMEM, "wtns: out of memory for %u values", n);
         goto done;
     }

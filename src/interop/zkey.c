@@ -1,4 +1,5 @@
 /* snarkjs Groth16 .zkey reader/writer (version 1, protocol 1 = Groth16). */
+#include "common/big_alloc.h"
 #include "binfile.h"
 #include "cuzk/snarkjs.h"
 #include <errno.h>
@@ -120,7 +121,7 @@ static cz_status read_array(void **out, const cz_binfile *f, uint32_t id, const 
         return cz_err(err, CZ_ERR_FORMAT, "zkey: section %u (%s) has %llu bytes, expected %llu points x %zu = %llu",
                       id, name, (unsigned long long)len, (unsigned long long)count, pb,
                       (unsigned long long)(count * pb));
-    *out = malloc((count ? count : 1) * esz);
+    *out = cz_big_alloc_array(count ? count : 1, esz);
     if (!*out) return cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for section %u", id);
     dec_ctx d = {*out, p, g2, on_curve};
     size_t bad = cz_bin_first_failing(pool, (size_t)count, 1024, decode_ok, &d);

@@ -1,4 +1,5 @@
 /* snarkjs-compatible Groth16 prover over a .zkey (see cuzk/snarkjs.h). */
+#include "common/big_alloc.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/snarkjs.h"
@@ -6,6 +7,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 cz_status cz_snarkjs_zkey_vk(cz_groth16_vk *vk, const cz_snarkjs_zkey *z)
 {
@@ -110,25 +119,27 @@ void cz_snarkjs_zkey_tables_bases(const cz_snarkjs_zkey *z, const void *bases[CZ
 }
 
 static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_groth16_tables *tabs,
-                            const cz_fr *w, size_t n, cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err);
+                            const cz_fr *w, size_t n, cz_pool *pool, const cz_fr *test_rs,
+                            cz_snarkjs_prove_timings *tm, cz_errbuf *err);
 
 cz_status cz_snarkjs_prove(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_fr *w, size_t n,
                            cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err)
 {
-    return prove_once(proof, z, NULL, w, n, pool, test_rs, err);
+    return prove_once(proof, z, NULL, w, n, pool, test_rs, NULL, err);
 }
 
 cz_status cz_snarkjs_prove_tables(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z,
                                   const cz_groth16_tables *tabs, const cz_fr *w, size_t n, cz_pool *pool,
-                                  const cz_fr *test_rs, bool *tables_bad, cz_errbuf *err)
+                                  const cz_fr *test_rs, bool *tables_bad, cz_snarkjs_prove_timings *timings,
+                                  cz_errbuf *err)
 {
     *tables_bad = false;
-    cz_status st = prove_once(proof, z, tabs, w, n, pool, test_rs, err);
+    cz_status st = prove_once(proof, z, tabs, w, n, pool, test_rs, timings, err);
     if (!tabs || (st != CZ_ERR_UNSATISFIED && st != CZ_ERR_NOT_IN_SUBGROUP)) return st;
     /* The proof failed its own check: the witness, the key or the tables.
      * Without the tables it tells which (a second proof, paid only here). */
     cz_errbuf e2 = {{0}};
-    cz_status st2 = prove_once(proof, z, NULL, w, n, pool, test_rs, &e2);
+    cz_status st2 = prove_once(proof, z, NULL, w, n, pool, test_rs, timings, &e2);
     if (st2 == CZ_OK) {
         *tables_bad = true;
         return CZ_OK;
@@ -138,8 +149,12 @@ cz_status cz_snarkjs_prove_tables(cz_groth16_proof_pts *proof, const cz_snarkjs_
 }
 
 static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_groth16_tables *tabs,
-                            const cz_fr *w, size_t n, cz_pool *pool, const cz_fr *test_rs, cz_errbuf *err)
+                            const cz_fr *w, size_t n, cz_pool *pool, const cz_fr *test_rs,
+                            cz_snarkjs_prove_timings *tm, cz_errbuf *err)
 {
+    cz_snarkjs_prove_timings tl = {0};
+    if (!tm) tm = &tl;
+    memset(tm, 0, sizeof *tm);
     if (tabs) {
         /* each set must be over this key's query (a caller's mix-up would
          * otherwise read past the scalars) */
@@ -168,8 +183,9 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
     if (logn + 1 > 32) return cz_err(err, CZ_ERR_UNSUPPORTED, "prove: domain 2^%u too large", logn);
     cz_status st = CZ_OK;
     cz_ntt_domain *d = NULL;
-    cz_fr *a = malloc(dn * sizeof *a), *b = malloc(dn * sizeof *b), *c = malloc(dn * sizeof *c);
-    cz_scalar *ws = malloc(n * sizeof *ws);
+    cz_fr *a = cz_big_alloc_array(dn, sizeof *a), *b = cz_big_alloc_array(dn, sizeof *b),
+          *c = cz_big_alloc_array(dn, sizeof *c);
+    cz_scalar *ws = cz_big_alloc_array(n ? n : 1, sizeof *ws);
     if (!a || !b || !c || !ws) {
         st = cz_err(err, CZ_ERR_NOMEM, "prove: out of memory for domain %zu", dn);
         goto done;
@@ -180,9 +196,12 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
     }
     /* the MSM scalars (the witness out of Montgomery form) first: §4's
      * records, when the key keeps them, are evaluated against them */
+    double c0 = now_ms();
     cz_msm_scalars_from_fr(ws, w, n, pool);
     /* a, b from §4 and c = a∘b, already in cuzk's row order */
     if ((st = cz__snarkjs_eval_abc_raw(z, w, ws, n, a, b, c, pool, err)) != CZ_OK) goto done;
+    double c1 = now_ms();
+    tm->abc_ms = c1 - c0;
     /* a <- (A·B − C) on the odd coset w_2n·<w_n>, in cuzk's order */
     cz_quotient_odd_coset(pool, d, a, b, c);
     /* gathered into snarkjs's H order as scalars (b is free scratch now) */
@@ -203,17 +222,27 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
     const cz_msm_g2_tables *tb2 = cz_groth16_tables_g2(tabs);
     const cz_msm_g1_tables *thc[2] = {cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_H),
                                       cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_L)};
-    if ((st = ta ? cz_msm_g1_tables_msm(&pa, ta, ws, pool, NULL) : cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) !=
-            CZ_OK ||
-        (st = tb1 ? cz_msm_g1_tables_msm(&pb1, tb1, ws, pool, NULL) : cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) !=
-            CZ_OK ||
-        (st = tb2 ? cz_msm_g2_tables_msm(&pb, tb2, ws, pool, NULL) : cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) !=
-            CZ_OK ||
-        (st = thc[0] || thc[1] ? cz_msm_g1_tables_concat(&pc, ch, thc, 2, pool, NULL)
-                               : cz_msm_g1_concat(&pc, ch, 2, pool, NULL)) != CZ_OK) {
-        st = cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));
-        goto done;
-    }
+    double c2 = now_ms();
+    tm->quotient_ms = c2 - c1;
+    if ((st = ta ? cz_msm_g1_tables_msm(&pa, ta, ws, pool, NULL) : cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) != CZ_OK)
+        goto msm_failed;
+    double c3 = now_ms();
+    tm->msm_a_ms = c3 - c2;
+    if ((st = tb1 ? cz_msm_g1_tables_msm(&pb1, tb1, ws, pool, NULL) : cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) !=
+        CZ_OK)
+        goto msm_failed;
+    double c4 = now_ms();
+    tm->msm_b1_ms = c4 - c3;
+    if ((st = tb2 ? cz_msm_g2_tables_msm(&pb, tb2, ws, pool, NULL) : cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) !=
+        CZ_OK)
+        goto msm_failed;
+    double c5 = now_ms();
+    tm->msm_b2_ms = c5 - c4;
+    if ((st = thc[0] || thc[1] ? cz_msm_g1_tables_concat(&pc, ch, thc, 2, pool, NULL)
+                               : cz_msm_g1_concat(&pc, ch, 2, pool, NULL)) != CZ_OK)
+        goto msm_failed;
+    double c6 = now_ms();
+    tm->msm_ch_ms = c6 - c5;
     /* The sums must lie on the curve: a key point off its curve (a key
      * read with CZ_SNARKJS_NO_QUERY_CHECK) can only reach a proof through
      * them, and from here on everything is group arithmetic on points of
@@ -305,6 +334,10 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
                                              "failed; pass the .r1cs to find the failing constraint)");
     else if (st != CZ_OK)
         st = cz_err(err, st, "prove: self-verification: %s", cz_status_str(st));
+    tm->finish_ms = now_ms() - c6;
+    goto done;
+msm_failed:
+    st = cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));
 done:
     if (st != CZ_OK) memset(proof, 0, sizeof *proof); /* nothing half-made leaves */
     cz_ntt_domain_free(d);

@@ -15,6 +15,7 @@
  * the context's (two, allocated once at cz_cuda_ctx_create), never per
  * partition.
  */
+#include "common/big_alloc.h"
 #include "prover_internal.h"
 #include "groth16/groth16_internal.h"
 #include "cuzk/ntt.h"
@@ -697,8 +698,8 @@ static cz_status be_synth(void *ctx, void *params, const cz_engine_job_view *job
         return st;
     }
     synth_t *s = calloc(1, sizeof *s);
-    if (!s || !(s->a = malloc(L->m * sizeof(cz_fr))) || !(s->b = malloc(L->m * sizeof(cz_fr))) ||
-        !(s->c = malloc(L->m * sizeof(cz_fr)))) {
+    if (!s || !(s->a = cz_big_alloc_array(L->m, sizeof(cz_fr))) ||
+        !(s->b = cz_big_alloc_array(L->m, sizeof(cz_fr))) || !(s->c = cz_big_alloc_array(L->m, sizeof(cz_fr)))) {
         free_synth_obj(s);
         L->c->kind->free_part(pctx);
         snprintf(msg, msglen, "out of memory for a/b/c (3 x %zu elements)", L->m);
@@ -1293,8 +1294,9 @@ static cz_status partition_witness(circuit_entry *c, void *job, uint32_t part, c
     }
     synth_t *s = calloc(1, sizeof *s);
     size_t m = domain_of(c->pce);
-    if (!s || (abc && (!(s->a = malloc(m * sizeof(cz_fr))) || !(s->b = malloc(m * sizeof(cz_fr))) ||
-                       !(s->c = malloc(m * sizeof(cz_fr)))))) {
+    if (!s || (abc && (!(s->a = cz_big_alloc_array(m, sizeof(cz_fr))) ||
+                       !(s->b = cz_big_alloc_array(m, sizeof(cz_fr))) ||
+                       !(s->c = cz_big_alloc_array(m, sizeof(cz_fr)))))) {
         free_synth_obj(s);
         c->kind->free_part(pctx);
         return cz_err(err, CZ_ERR_NOMEM, "out of memory for a/b/c (3 x %zu)", m);

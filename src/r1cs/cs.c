@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/big_alloc.h"
 #include "r1cs/r1cs_internal.h"
 
 /* Bounded string join that truncates silently (paths and messages are
@@ -548,7 +549,7 @@ cz_status cz_witness_generate(cz_witness *out, cz_synth_fn synth, const void *ct
                 cs.cap_inp = shape->n_inputs ? shape->n_inputs : 1;
             }
             if (shape->n_aux) {
-                cs.aux = malloc((size_t)shape->n_aux * sizeof(cz_fr));
+                cs.aux = cz_big_alloc_array(shape->n_aux, sizeof(cz_fr));
                 if (cs.aux)
                     cs.cap_aux = shape->n_aux;
             }

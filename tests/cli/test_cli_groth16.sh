@@ -56,11 +56,18 @@ $cuzk export-wtns --circuit mulchain-200 --payload p.json --partitions 3 --parti
 $snarkjs zkey export verificationkey mc.zkey vk.json >/dev/null || bad "snarkjs reads cuzk's zkey"
 $snarkjs groth16 prove mc.zkey w.wtns sp.json spub.json || bad "snarkjs proves with cuzk's zkey"
 $cuzk verify --vk vk.json --proof sp.json --public spub.json >/dev/null || bad "cuzk verifies snarkjs's proof"
-$cuzk prove --zkey mc.zkey --wtns w.wtns --proof cp.json --public cpub.json 2>/dev/null || bad "cuzk proves from zkey"
+$cuzk prove --zkey mc.zkey --wtns w.wtns --proof cp.json --public cpub.json 2>cp.err || bad "cuzk proves from zkey"
 $snarkjs groth16 verify vk.json cpub.json cp.json >/dev/null || bad "snarkjs verifies cuzk's proof"
 $cuzk prove --zkey mc.zkey --wtns w.wtns --proof ck.json --public ckpub.json --check-key 2>/dev/null ||
     bad "cuzk proves from zkey with --check-key"
 $snarkjs groth16 verify vk.json ckpub.json ck.json >/dev/null || bad "snarkjs verifies the --check-key proof"
+# --timings: one line naming every phase, each a number of ms
+$cuzk prove --zkey mc.zkey --wtns w.wtns --proof ct.json --public ctpub.json --timings 2>ct.err ||
+    bad "cuzk proves from zkey with --timings"
+grep -Eq '^timings \(ms\): read key [0-9.]+, witness [0-9.]+, r1cs check [0-9.]+, tables [0-9.]+; proof: a b c [0-9.]+, quotient [0-9.]+, msm A [0-9.]+, B1 [0-9.]+, B2 [0-9.]+, C \+ H [0-9.]+, finish and self-check [0-9.]+$' ct.err ||
+    bad "--timings prints its line: $(cat ct.err)"
+grep -q '^timings' cp.err 2>/dev/null && bad "no timings line without --timings"
+$snarkjs groth16 verify vk.json ctpub.json ct.json >/dev/null || bad "snarkjs verifies the --timings proof"
 # a key point off its curve: cuzk prove reads the key without testing its
 # query points, so the proof that point reaches is refused and the point is
 # named; --check-key names it before proving
