@@ -46,17 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/mono_clock.h"
 
 static int failures;
 static cz_pool *pool, *bg;
 static cz_cuda_ctx *ctx;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void row(const char *name, double v, const char *unit, const char *status)
 {
@@ -194,9 +188,9 @@ static void check_ntt(unsigned log_n, unsigned kinds)
         fill_fr(x, n, 1000 + log_n * 4 + (unsigned)kind);
         memcpy(y, x, n * sizeof *x);
         cz_errbuf e;
-        double t0 = now_ms();
+        double t0 = cz_mono_ms();
         cz_status st = cz_cuda_ntt(ctx, x, log_n, (cz_cuda_ntt_kind)kind, &e);
-        double t1 = now_ms();
+        double t1 = cz_mono_ms();
         char name[64];
         snprintf(name, sizeof name, "check ntt %s 2^%u", names[kind], log_n);
         if (st != CZ_OK) {
@@ -209,7 +203,7 @@ static void check_ntt(unsigned log_n, unsigned kinds)
         case 2: cz_ntt_coset_forward(pool, d, y); break;
         default: cz_ntt_coset_inverse(pool, d, y); break;
         }
-        double t2 = now_ms();
+        double t2 = cz_mono_ms();
         bool same = !memcmp(x, y, n * sizeof *x);
         row(name, t1 - t0, "ms(h2h)", same ? "ok" : "FAIL");
         if (log_n >= 24) {
@@ -244,14 +238,14 @@ static void check_quotient(unsigned log_n)
     cz_pool_parallel_range(pool, 0, n, 1 << 14, mul_range, &mj);
     for (int k = 0; k < 3; k++) memcpy(v[k + 3], v[k], n * sizeof(cz_fr));
     cz_errbuf e;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     cz_status st = cz_cuda_quotient_h(ctx, v[0], v[1], v[2], log_n, &e);
-    double t1 = now_ms();
+    double t1 = cz_mono_ms();
     if (st != CZ_OK) {
         fail_st(name, st, &e);
     } else {
         cz_quotient_h(pool, d, v[3], v[4], v[5]);
-        double t2 = now_ms();
+        double t2 = cz_mono_ms();
         row(name, t1 - t0, "ms(h2h)", memcmp(v[0], v[3], n * sizeof(cz_fr)) ? "FAIL" : "ok");
         if (log_n >= 24) {
             snprintf(name, sizeof name, "  CPU reference quotient 2^%u", log_n);
@@ -287,9 +281,9 @@ static void check_msm(size_t n, int mix, unsigned window)
     cz_g1_jac ref, got;
     cz_errbuf e;
     cz_status st = cz_msm_g1(&ref, b, s, n, pool, NULL);
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     if (st == CZ_OK) st = cz_cuda_msm_g1(ctx, &got, b, s, n, window, &e);
-    double t1 = now_ms();
+    double t1 = cz_mono_ms();
     static const char *mixes[4] = { "random", "bool", "small", "equal" };
     char name[64];
     snprintf(name, sizeof name, "check msm_g1 n=%zu %s c=%u", n, mixes[mix], window);
@@ -466,11 +460,11 @@ static int host_selftest(unsigned log_n)
     cz_g1_jac r;
     int bad = 1;
     if (!big_generate(n, &A, &B, &bases, &sc)) goto out;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     if (big_reference(&ra, sc, n, A, B) != CZ_OK) goto out;
-    double t1 = now_ms();
+    double t1 = cz_mono_ms();
     if (cz_msm_g1(&r, bases, sc, n, pool, NULL) != CZ_OK) goto out;
-    double t2 = now_ms();
+    double t2 = cz_mono_ms();
     cz_g1_jac_to_affine(&rc, &r);
     bad = memcmp(&ra, &rc, sizeof ra) != 0;
     printf("host selftest 2^%u: linearity reference %s the full CPU MSM (%.0f ms vs %.0f ms)\n", log_n,
@@ -492,7 +486,7 @@ static void big_msm(unsigned lo_log, unsigned hi_log, unsigned cpu_log)
 {
     size_t nmax = (size_t)1 << hi_log;
     if (lo_log < BIG_K_LOG) lo_log = BIG_K_LOG;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     cz_g1_affine *A, *B, *bases, *d_b = NULL;
     cz_scalar *sc, *d_s = NULL, *eq = NULL;
     cz_g1_affine cpu_ref, dev_at_cpu_log;
@@ -505,20 +499,20 @@ static void big_msm(unsigned lo_log, unsigned hi_log, unsigned cpu_log)
     }
     char name[96];
     snprintf(name, sizeof name, "  generate 2^%u distinct bases + scalars (CPU)", hi_log);
-    row(name, (now_ms() - t0) / 1e3, "s", "");
+    row(name, (cz_mono_ms() - t0) / 1e3, "s", "");
 
     if ((st = czc_enter(ctx, err)) != CZ_OK) {
         fail_st("msm: enter", st, err);
         goto done;
     }
-    t0 = now_ms();
+    t0 = cz_mono_ms();
     CZC_TRY(cudaMalloc((void **)&d_b, nmax * sizeof *d_b));
     CZC_TRY(cudaMalloc((void **)&d_s, nmax * sizeof *d_s));
     if ((st = czc_upload(ctx, d_b, bases, nmax * sizeof *d_b, ctx->s_comp, pool, err)) != CZ_OK) goto out;
     if ((st = czc_upload(ctx, d_s, sc, nmax * sizeof *d_s, ctx->s_comp, pool, err)) != CZ_OK) goto out;
     CZC_TRY(cudaStreamSynchronize(ctx->s_comp));
     snprintf(name, sizeof name, "  upload 2^%u bases + scalars", hi_log);
-    row(name, (now_ms() - t0) / 1e3, "s", "");
+    row(name, (cz_mono_ms() - t0) / 1e3, "s", "");
 
     /* sizes lo..hi, then 2^22 in chunks of 2^20 (4 sorting passes) */
     for (unsigned k = lo_log; k <= hi_log + 1; k++) {
@@ -531,16 +525,16 @@ static void big_msm(unsigned lo_log, unsigned hi_log, unsigned cpu_log)
         cz_g1_jac got;
         double best = 1e30;
         for (int rep = 0; rep < (lg < 24 ? 3 : 1); rep++) {
-            double t1 = now_ms();
+            double t1 = cz_mono_ms();
             if ((st = czc_msm_g1(&got, d_b, d_s, n, &cfg, ctx->s_comp, err)) != CZ_OK) goto out;
-            double dt = now_ms() - t1;
+            double dt = cz_mono_ms() - t1;
             if (dt < best) best = dt;
         }
         cz_g1_affine ga, ra;
         cz_g1_jac_to_affine(&ga, &got);
-        double t2 = now_ms();
+        double t2 = cz_mono_ms();
         cz_status rs = big_reference(&ra, sc, n, A, B);
-        double tref = now_ms() - t2;
+        double tref = cz_mono_ms() - t2;
         uint64_t chunks = (n + pl.chunk - 1) / pl.chunk;
         snprintf(name, sizeof name, "check msm_g1 distinct n=2^%u c=%u chunks=%llu", lg, pl.c,
                  (unsigned long long)chunks);
@@ -575,9 +569,9 @@ static void big_msm(unsigned lo_log, unsigned hi_log, unsigned cpu_log)
         cz_msm_plan pl;
         cz_d_msm_plan(&pl, n, 0, 0);
         cz_g1_jac got;
-        double t1 = now_ms();
+        double t1 = cz_mono_ms();
         if ((st = czc_msm_g1(&got, d_b, d_s, n, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
-        double dt = now_ms() - t1;
+        double dt = cz_mono_ms() - t1;
         cz_g1_affine ga, ra;
         cz_g1_jac_to_affine(&ga, &got);
         cz_status rs = big_reference(&ra, eq, n, A, B);
@@ -596,10 +590,10 @@ out:
         if (!have_dev_at_cpu_log) {
             fail_st(name, CZ_ERR_INVALID_ARG, NULL); /* size outside the run */
         } else {
-            double t1 = now_ms();
+            double t1 = cz_mono_ms();
             cz_g1_jac r;
             cz_status cs = cz_msm_g1(&r, bases, sc, (size_t)1 << cpu_log, pool, NULL);
-            double dt = now_ms() - t1;
+            double dt = cz_mono_ms() - t1;
             cz_g1_jac_to_affine(&cpu_ref, &r);
             if (cs != CZ_OK) fail_st(name, cs, NULL);
             else row(name, dt, "ms(CPU)", memcmp(&cpu_ref, &dev_at_cpu_log, sizeof cpu_ref) ? "FAIL" : "ok");
@@ -628,10 +622,10 @@ static int circuit_init(circuit *c, size_t n_mul, double *setup_ms)
     c->mc.n_extra_inputs = 2;
     cz_fr_from_u64(&c->mc.x0, 5);
     cz_errbuf e;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     cz_status st = cz_pce_record(&c->pce, cz_mulchain_synth, &c->mc, NULL);
     if (st == CZ_OK) st = cz_groth16_setup(&c->params, c->pce, pool, NULL, &e);
-    if (setup_ms) *setup_ms = now_ms() - t0;
+    if (setup_ms) *setup_ms = cz_mono_ms() - t0;
     if (st != CZ_OK) {
         fail_st("setup", st, &e);
         return -1;
@@ -664,10 +658,10 @@ static cz_status prove(const circuit *c, bool gpu, int tamper, uint8_t proof[192
     cz_fr_from_u64(&rs[0], 1234567);
     cz_fr_from_u64(&rs[1], 7654321);
     cz_groth16_pending *p;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     st = gpu ? cz_cuda_prove_start(&p, ctx, c->params, c->pce, &in, pool, bg, e)
              : cz_groth16_prove_start(&p, c->params, c->pce, &in, pool, bg, e);
-    if (start_ms) *start_ms = now_ms() - t0;
+    if (start_ms) *start_ms = cz_mono_ms() - t0;
     if (st == CZ_OK) st = cz_groth16_prove_finish(p, rs, proof, NULL, e);
     cz_witness_free(&w);
     if (in.a || in.b || in.c) {
@@ -747,7 +741,7 @@ static void check_leak(int nproofs)
     cz_status st = prove(&c, true, 0, proof, NULL, &e); /* warm: resident params */
     if (st == CZ_OK) st = cz_cuda_mem_info(ctx, &f0, &tot);
     fmin = f0;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     int ok = 0;
     for (int i = 0; i < nproofs && st == CZ_OK; i++) {
         st = prove(&c, true, i % 50 == 7, proof, NULL, &e); /* some unsatisfied: the error path too */
@@ -759,7 +753,7 @@ static void check_leak(int nproofs)
             if (f < fmin) fmin = f;
         }
     }
-    double t1 = now_ms();
+    double t1 = cz_mono_ms();
     if (st == CZ_OK) st = cz_cuda_mem_info(ctx, &f1, &tot);
     if (f1 < fmin) fmin = f1;
     if (st != CZ_OK) {
@@ -858,14 +852,14 @@ static void time_ntt(unsigned lo, unsigned hi)
             if ((st = czc_fill_random_fr(d_x[k], n, 99 + (uint64_t)k, ctx->s_comp, err)) != CZ_OK) goto out;
         }
         CZC_TRY(cudaStreamSynchronize(ctx->s_comp));
-        double t0 = now_ms();
+        double t0 = cz_mono_ms();
         if ((st = czc_ntt(d_x[0], &dom, CZC_NTT_FWD, ctx->s_comp, err)) != CZ_OK) goto out;
         CZC_TRY(cudaStreamSynchronize(ctx->s_comp));
-        t_ntt = now_ms() - t0;
-        t0 = now_ms();
+        t_ntt = cz_mono_ms() - t0;
+        t0 = cz_mono_ms();
         if ((st = czc_quotient(d_x[0], d_x[1], d_x[2], &dom, ctx->s_comp, err)) != CZ_OK) goto out;
         CZC_TRY(cudaStreamSynchronize(ctx->s_comp));
-        t_q = now_ms() - t0;
+        t_q = cz_mono_ms() - t0;
     out:
         for (int k = 0; k < 3; k++) cudaFree(d_x[k]);
         if (dom.tw) czc_domain_free(&dom);
@@ -883,7 +877,7 @@ static void time_ntt(unsigned lo, unsigned hi)
 }
 
 static double T0_ms;
-static double elapsed_s(void) { return (now_ms() - T0_ms) / 1e3; }
+static double elapsed_s(void) { return (cz_mono_ms() - T0_ms) / 1e3; }
 
 typedef struct {
     bool quick, plan;
@@ -1004,7 +998,7 @@ int main(int argc, char **argv)
                (double)fr / 1073741824.0, (double)tot / 1073741824.0, cz_pool_size(pool));
     print_plan(&o);
     printf("%-44s %14s %-10s %s\n", "check", "value", "unit", "status");
-    T0_ms = now_ms();
+    T0_ms = cz_mono_ms();
 
     if (stage("intrinsics")) {
         uint64_t bad = 0;

@@ -32,15 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/mono_clock.h"
 
 #define GIB(x) ((double)(x) / (1024.0 * 1024.0 * 1024.0))
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void free_abc(cz_groth16_input *in)
 {
@@ -213,7 +207,7 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
         st = cz_err(err, CZ_ERR_BUSY, "cuda: resident parameters changed during prove_start; retry");
         goto out;
     }
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     /* compute stream: the row check and the quotient once a, b, c are
      * there, while the witness may still be on its way */
     CZC_TRY(cudaStreamWaitEvent(ctx->s_comp, ev_abc, 0));
@@ -229,24 +223,24 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
                     (unsigned long long)bad, (unsigned long long)pce->n_constraints);
         goto out;
     }
-    double t1 = now_ms();
+    double t1 = cz_mono_ms();
     t.ntt_ms = t1 - t0;
     if ((st = czc_msm_g1(&H, ctx->d_h, (const cz_scalar *)d_a, m - 1, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
-    double t2 = now_ms();
+    double t2 = cz_mono_ms();
     t.msm_h_ms = t2 - t1;
 
     CZC_TRY(cudaStreamWaitEvent(ctx->s_comp, ev_z, 0));
     cz_scalar *z = (cz_scalar *)d_z; /* canonical in place */
     if ((st = czc_scalars_from_mont(z, d_z, nz, ctx->s_comp, err)) != CZ_OK) goto out;
     if ((st = czc_msm_g1(&L, ctx->d_l, z + n_in, n_aux, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
-    double t3 = now_ms();
+    double t3 = cz_mono_ms();
     t.msm_l_ms = t3 - t2;
 
     /* A: every input, then the A-dense aux */
     if (n_in) CZC_TRY(cudaMemcpyAsync(d_sc, z, n_in * sizeof(cz_scalar), cudaMemcpyDeviceToDevice, ctx->s_comp));
     if ((st = czc_gather(d_sc + n_in, z + n_in, n_aux, d_bm, d_pref, ctx->s_comp, err)) != CZ_OK) goto out;
     if ((st = czc_msm_g1(&A, ctx->d_a, d_sc, params->n_a, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
-    double t4 = now_ms();
+    double t4 = cz_mono_ms();
     t.msm_a_ms = t4 - t3;
 
     /* B_G1: B-dense inputs, then B-dense aux */
@@ -255,7 +249,7 @@ cz_status cz_cuda_prove_start_ex(cz_groth16_pending **out, cz_cuda_ctx *ctx, con
                          ctx->s_comp, err)) != CZ_OK)
         goto out;
     if ((st = czc_msm_g1(&B1, ctx->d_b1, d_sc, params->n_b, NULL, ctx->s_comp, err)) != CZ_OK) goto out;
-    t.msm_b_g1_ms = now_ms() - t4;
+    t.msm_b_g1_ms = cz_mono_ms() - t4;
 out:
     if (mem_locked) pthread_mutex_unlock(&ctx->mem_lock);
     /* Nothing of this proof stays on the device. Its uploads are finished

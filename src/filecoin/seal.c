@@ -13,12 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "common/mono_clock.h"
 
 /* Everything PC1/PC2 leave behind that C1 reads (TemporaryAuxCache). */
 typedef struct {
@@ -153,11 +148,11 @@ cz_status cz_fil_seal(const cz_fil_seal_params *p, const uint8_t *data, size_t l
     cz_fil_fr32_pad(s.data->b, raw, unpadded);
 
     /* PC1: tree D and comm_d (compute_comm_d over the padded data) */
-    double t = now_ms();
+    double t = cz_mono_ms();
     st = cz_fil_tree_build(&s.tree_d, CZ_FIL_HASHER_SHA256, 2, 0, 0, s.data, s.nodes, pool);
     if (st != CZ_OK) goto out;
     res->comm_d = s.tree_d.root;
-    res->ms_tree_d = now_ms() - t;
+    res->ms_tree_d = cz_mono_ms() - t;
 
     uint8_t porep_id[32];
     cz_fil_api_version api = proof->api;
@@ -170,19 +165,19 @@ cz_status cz_fil_seal(const cz_fil_seal_params *p, const uint8_t *data, size_t l
     cz_fil_replica_id(&s.replica_id, p->prover_id, p->sector_id, p->ticket, &res->comm_d, porep_id);
     res->replica_id = s.replica_id;
 
-    t = now_ms();
+    t = cz_mono_ms();
     st = cz_fil_graph_init(&s.graph, s.nodes, porep_id, api);
     if (st == CZ_OK) st = cz_fil_graph_build_cache(&s.graph, pool);
     if (st != CZ_OK) goto out;
-    res->ms_graph = now_ms() - t;
+    res->ms_graph = cz_mono_ms() - t;
 
-    t = now_ms();
+    t = cz_mono_ms();
     st = cz_fil_labels(&s.graph, &s.replica_id, s.layers, s.labels);
     if (st != CZ_OK) goto out;
-    res->ms_labels = now_ms() - t;
+    res->ms_labels = cz_mono_ms() - t;
 
     /* PC2: tree C over the column hashes */
-    t = now_ms();
+    t = cz_mono_ms();
     {
         cz_fil_domain *cols = malloc(s.nodes * sizeof *cols);
         if (!cols) { st = CZ_ERR_NOMEM; goto out; }
@@ -197,17 +192,17 @@ cz_status cz_fil_seal(const cz_fil_seal_params *p, const uint8_t *data, size_t l
         if (st != CZ_OK) goto out;
         s.comm_c = s.tree_c.root;
     }
-    res->ms_tree_c = now_ms() - t;
+    res->ms_tree_c = cz_mono_ms() - t;
 
     /* encoding: replica = last layer's label + data (in Fr) */
-    t = now_ms();
+    t = cz_mono_ms();
     {
         cz_fil_domain *rep = malloc(s.nodes * sizeof *rep);
         if (!rep) { st = CZ_ERR_NOMEM; goto out; }
         st = cz_fil_encode_nodes(rep, s.labels + (size_t)(s.layers - 1) * s.nodes, s.data, s.nodes, pool);
         if (st == CZ_OK && p->sealed_out) memcpy(p->sealed_out, rep, s.nodes * sizeof *rep);
-        res->ms_encode = now_ms() - t;
-        t = now_ms();
+        res->ms_encode = cz_mono_ms() - t;
+        t = cz_mono_ms();
         if (st == CZ_OK)
             st = cz_fil_tree_build(&s.tree_r, CZ_FIL_HASHER_POSEIDON, 8, proof->tree_sub_arity,
                                    proof->tree_top_arity, rep, s.nodes, pool);
@@ -215,7 +210,7 @@ cz_status cz_fil_seal(const cz_fil_seal_params *p, const uint8_t *data, size_t l
         if (st != CZ_OK) goto out;
         s.comm_r_last = s.tree_r.root;
     }
-    res->ms_tree_r = now_ms() - t;
+    res->ms_tree_r = cz_mono_ms() - t;
     st = cz_fil_poseidon_hash2(&s.comm_r, &s.comm_c, &s.comm_r_last);
     if (st != CZ_OK) goto out;
     res->comm_c = s.comm_c;
@@ -224,13 +219,13 @@ cz_status cz_fil_seal(const cz_fil_seal_params *p, const uint8_t *data, size_t l
 
     /* C1 */
     if (c1) {
-        t = now_ms();
+        t = cz_mono_ms();
         st = make_c1(&s, p, &res->comm_d, c1);
         if (st != CZ_OK) {
             cz_fil_c1_free(c1);
             goto out;
         }
-        res->ms_c1 = now_ms() - t;
+        res->ms_c1 = cz_mono_ms() - t;
     }
     st = CZ_OK;
 out:

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/mono_clock.h"
 
 /* The proof is published, so its affine points are public once computed;
  * telling memcheck so (a no-op outside valgrind, and nothing at all where
@@ -55,13 +56,6 @@ static cz_status get_domain(const cz_ntt_domain **out, unsigned logm, cz_pool *p
     *out = domains[logm];
     pthread_mutex_unlock(&domain_lock);
     return st;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* struct cz_groth16_pending lives in groth16_internal.h, shared with
@@ -95,7 +89,7 @@ static const cz_msm_g2_tables *table_g2(const cz_groth16_params *params, size_t 
 void cz__groth16_b2_job(void *arg)
 {
     cz_groth16_pending *p = arg;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     const cz_pce *pce = p->pce;
     cz_g2_jac x, y;
     /* The task runs on a thread of the executor (bg), not of the compute
@@ -112,7 +106,7 @@ void cz__groth16_b2_job(void *arg)
                                p->z + pce->n_inputs, pce->n_aux, pce->dens_b_aux, p->pool, NULL);
     if (st == CZ_OK) cz_g2_jac_add(&p->b2, &x, &y);
     p->b2_status = st;
-    p->t.b_g2_ms = now_ms() - t0;
+    p->t.b_g2_ms = cz_mono_ms() - t0;
 }
 
 void cz_groth16_pending_free(cz_groth16_pending *p)
@@ -209,12 +203,12 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
     p->pool = pool;
     p->nb_inputs = pce->dens_b_input_count;
 
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     cz_quotient_h(pool, dom, in->a, in->b, in->c);
     free(in->b);
     free(in->c);
     in->b = in->c = NULL;
-    double t1 = now_ms();
+    double t1 = cz_mono_ms();
     p->t.ntt_ms = t1 - t0;
 
     /* H (the m-1 quotient coefficients, converted in place) and L (the
@@ -266,7 +260,7 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
     cz_g1_jac_set_infinity(&p->l);
     free(in->a);
     in->a = NULL;
-    double t3 = now_ms();
+    double t3 = cz_mono_ms();
     p->t.msm_h_ms = t3 - t1; /* H and L together (cz_groth16_timings) */
     p->t.msm_l_ms = 0;
     if (st != CZ_OK) goto fail;
@@ -280,7 +274,7 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
                                pce->dens_a_aux, pool, o_a);
     if (st != CZ_OK) goto fail;
     cz_g1_jac_add(&p->a, &x, &y);
-    double t4 = now_ms();
+    double t4 = cz_mono_ms();
     p->t.msm_a_ms = t4 - t3;
 
     st = cz_msm_g1_density(&x, params->b_g1, p->nb_inputs, zin, w->n_inputs, pce->dens_b_input, pool, NULL);
@@ -291,7 +285,7 @@ cz_status cz_groth16_prove_start(cz_groth16_pending **out, const cz_groth16_para
                                pce->dens_b_aux, pool, o_b1);
     if (st != CZ_OK) goto fail;
     cz_g1_jac_add(&p->b1, &x, &y);
-    p->t.msm_b_g1_ms = now_ms() - t4;
+    p->t.msm_b_g1_ms = cz_mono_ms() - t4;
     free(so.scratch);
     so.scratch = NULL;
 
@@ -310,7 +304,7 @@ cz_status cz_groth16_prove_finish(cz_groth16_pending *p, const cz_fr *test_rs,
 {
     cz_task_wait(p->b2_task);
     p->b2_task = NULL;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     cz_status st = p->b2_status;
     if (st != CZ_OK) {
         cz_groth16_pending_free(p);
@@ -377,7 +371,7 @@ cz_status cz_groth16_prove_finish(cz_groth16_pending *p, const cz_fr *test_rs,
     explicit_bzero(&B1, sizeof B1);
     explicit_bzero(&C, sizeof C);
     explicit_bzero(&pr, sizeof pr);
-    p->t.finish_ms = now_ms() - t0;
+    p->t.finish_ms = cz_mono_ms() - t0;
     if (timings) *timings = p->t;
     cz_groth16_pending_free(p);
     return CZ_OK;

@@ -7,14 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "common/mono_clock.h"
 
 cz_status cz_snarkjs_zkey_vk(cz_groth16_vk *vk, const cz_snarkjs_zkey *z)
 {
@@ -196,11 +189,11 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
     }
     /* the MSM scalars (the witness out of Montgomery form) first: §4's
      * records, when the key keeps them, are evaluated against them */
-    double c0 = now_ms();
+    double c0 = cz_mono_ms();
     cz_msm_scalars_from_fr(ws, w, n, pool);
     /* a, b from §4 and c = a∘b, already in cuzk's row order */
     if ((st = cz__snarkjs_eval_abc_raw(z, w, ws, n, a, b, c, pool, err)) != CZ_OK) goto done;
-    double c1 = now_ms();
+    double c1 = cz_mono_ms();
     tm->abc_ms = c1 - c0;
     /* a <- (A·B − C) on the odd coset w_2n·<w_n>, in cuzk's order */
     cz_quotient_odd_coset(pool, d, a, b, c);
@@ -222,26 +215,26 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
     const cz_msm_g2_tables *tb2 = cz_groth16_tables_g2(tabs);
     const cz_msm_g1_tables *thc[2] = {cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_H),
                                       cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_L)};
-    double c2 = now_ms();
+    double c2 = cz_mono_ms();
     tm->quotient_ms = c2 - c1;
     if ((st = ta ? cz_msm_g1_tables_msm(&pa, ta, ws, pool, NULL) : cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) != CZ_OK)
         goto msm_failed;
-    double c3 = now_ms();
+    double c3 = cz_mono_ms();
     tm->msm_a_ms = c3 - c2;
     if ((st = tb1 ? cz_msm_g1_tables_msm(&pb1, tb1, ws, pool, NULL) : cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) !=
         CZ_OK)
         goto msm_failed;
-    double c4 = now_ms();
+    double c4 = cz_mono_ms();
     tm->msm_b1_ms = c4 - c3;
     if ((st = tb2 ? cz_msm_g2_tables_msm(&pb, tb2, ws, pool, NULL) : cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) !=
         CZ_OK)
         goto msm_failed;
-    double c5 = now_ms();
+    double c5 = cz_mono_ms();
     tm->msm_b2_ms = c5 - c4;
     if ((st = thc[0] || thc[1] ? cz_msm_g1_tables_concat(&pc, ch, thc, 2, pool, NULL)
                                : cz_msm_g1_concat(&pc, ch, 2, pool, NULL)) != CZ_OK)
         goto msm_failed;
-    double c6 = now_ms();
+    double c6 = cz_mono_ms();
     tm->msm_ch_ms = c6 - c5;
     /* The sums must lie on the curve: a key point off its curve (a key
      * read with CZ_SNARKJS_NO_QUERY_CHECK) can only reach a proof through
@@ -334,7 +327,7 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
                                              "failed; pass the .r1cs to find the failing constraint)");
     else if (st != CZ_OK)
         st = cz_err(err, st, "prove: self-verification: %s", cz_status_str(st));
-    tm->finish_ms = now_ms() - c6;
+    tm->finish_ms = cz_mono_ms() - c6;
     goto done;
 msm_failed:
     st = cz_err(err, st, "prove: MSM failed: %s", cz_status_str(st));

@@ -33,6 +33,7 @@
 #ifdef CUZK_HAVE_CUDA
 #include "cuzk/cuda.h"
 #endif
+#include "common/mono_clock.h"
 
 /* A recorded circuit, held (refs) by every loaded parameter set that uses
  * it and by the transient calls that need its shape (estimate, sample,
@@ -115,13 +116,6 @@ typedef struct {
     void *job;
     uint32_t part;
 } pend_t;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void to_msg(char *msg, size_t msglen, const cz_errbuf *e)
 {
@@ -461,14 +455,14 @@ static void save_tables(backend_ctx *b, const char *id, loaded_t *L)
     cz__stage_init(&s);
     cz__stage_sweep(L->tables_path, b->log);
     const char *tmp = cz__stage(&s, L->tables_path);
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     cz_status st = tmp ? cz__tables_file_write(tmp, L->params, L->c->pce, b->pool, &e)
                        : cz_err(&e, CZ_ERR_INVALID_ARG, "%s: path too long", L->tables_path);
     if (st == CZ_OK) st = cz__stage_commit(&s, false, &e);
     else cz__stage_abort(&s);
     if (b->log) {
         if (st == CZ_OK)
-            fprintf(b->log, "cuzk: %s: MSM tables kept in %s (%.1f s)\n", id, L->tables_path, (now_ms() - t0) / 1e3);
+            fprintf(b->log, "cuzk: %s: MSM tables kept in %s (%.1f s)\n", id, L->tables_path, (cz_mono_ms() - t0) / 1e3);
         else
             fprintf(b->log, "cuzk: %s: cannot keep the MSM tables: %s\n", id, e.msg);
         fflush(b->log);
@@ -481,7 +475,7 @@ static void save_tables(backend_ctx *b, const char *id, loaded_t *L)
  * kept there; one log line says which. *ms: the time taken. */
 static cz_status build_tables(backend_ctx *b, const char *id, loaded_t *L, double *ms, cz_errbuf *e)
 {
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     bool mapped = false;
     cz_status st = CZ_ERR_NOT_FOUND;
     cz_groth16_tables_plan plan;
@@ -496,7 +490,7 @@ static cz_status build_tables(backend_ctx *b, const char *id, loaded_t *L, doubl
         }
     }
     if (st != CZ_OK) st = cz_groth16_params_build_tables(L->params, L->c->pce, b->msm_tables_bytes, b->pool, e);
-    double dt = now_ms() - t0;
+    double dt = cz_mono_ms() - t0;
     if (ms) *ms = dt;
     if (st != CZ_OK) return st;
     const cz_groth16_tables *t = L->params->tables;
@@ -709,7 +703,7 @@ static cz_status be_synth(void *ctx, void *params, const cz_engine_job_view *job
     s->m = L->m;
     s->job = job_of(job);
     s->part = part;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     st = cz_synthesize(L->c->pce, fn, pctx, b->pool, &s->w, s->a, s->b, s->c, L->m);
     L->c->kind->free_part(pctx);
     if (st != CZ_OK) {
@@ -717,7 +711,7 @@ static cz_status be_synth(void *ctx, void *params, const cz_engine_job_view *job
         snprintf(msg, msglen, "synthesis failed: %s", cz_status_str(st));
         return st;
     }
-    cz_engine_timings_add(t, "wit_spmv", now_ms() - t0);
+    cz_engine_timings_add(t, "wit_spmv", cz_mono_ms() - t0);
     *out = s;
     return CZ_OK;
 }
@@ -763,7 +757,7 @@ static cz_status be_prove_start(void *ctx, void *params, void *synth, cz_engine_
     pd->gpu = -1;
     cz_groth16_input in = {s->a, s->b, s->c, s->m, &s->w};
     s->a = s->b = s->c = NULL; /* prove_start owns and frees them */
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     cz_groth16_pending *p = NULL;
     cz_status st;
     unsigned di = cz_engine_device_index(dev);
@@ -780,7 +774,7 @@ static cz_status be_prove_start(void *ctx, void *params, void *synth, cz_engine_
             free(pd);
             return gst;
         }
-        cz_engine_timings_add(t, "gpu_start", now_ms() - t0);
+        cz_engine_timings_add(t, "gpu_start", cz_mono_ms() - t0);
         pd->p = p;
         *pending = pd;
         return CZ_OK;
@@ -799,7 +793,7 @@ static cz_status be_prove_start(void *ctx, void *params, void *synth, cz_engine_
         to_msg(msg, msglen, &e);
         return st;
     }
-    cz_engine_timings_add(t, "start", now_ms() - t0);
+    cz_engine_timings_add(t, "start", cz_mono_ms() - t0);
     pd->p = p;
     *pending = pd;
     return CZ_OK;
@@ -848,10 +842,10 @@ static cz_status be_prove_finish(void *ctx, void *params, void *pending, uint8_t
          * (milliseconds, next to seconds of proving): a wrong proof then
          * names the GPU instead of failing the job's self-verification
          * as if the job were bad. */
-        double v0 = now_ms();
+        double v0 = cz_mono_ms();
         cz_errbuf ve = {{0}};
         cz_status vst = verify_one(params, pd->job, pd->part, proof, &ve);
-        cz_engine_timings_add(t, "gpu_check", now_ms() - v0);
+        cz_engine_timings_add(t, "gpu_check", cz_mono_ms() - v0);
         if (vst != CZ_OK) {
             if (msg && msglen)
                 snprintf(msg, msglen, "GPU %d produced a proof of partition %u that does not verify: %s", pd->gpu,
@@ -1282,9 +1276,9 @@ static cz_status partition_witness(circuit_entry *c, void *job, uint32_t part, c
     cz_status st = c->kind->partition(c->shape, job, part, &fn, &pctx, err);
     if (st != CZ_OK) return st;
     cz_check_report rep;
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     st = check ? cz_cs_check(fn, pctx, &rep) : CZ_OK;
-    if (t) t->check_ms += now_ms() - t0;
+    if (t) t->check_ms += cz_mono_ms() - t0;
     if (st != CZ_OK) {
         c->kind->free_part(pctx);
         if (st == CZ_ERR_UNSATISFIED)
@@ -1303,12 +1297,12 @@ static cz_status partition_witness(circuit_entry *c, void *job, uint32_t part, c
     }
     s->pce = c->pce;
     s->m = m;
-    t0 = now_ms();
+    t0 = cz_mono_ms();
     if (abc)
         st = cz_synthesize(c->pce, fn, pctx, pool, &s->w, s->a, s->b, s->c, m);
     else
         st = cz_witness_generate(&s->w, fn, pctx, c->pce);
-    if (t) t->synth_ms += now_ms() - t0;
+    if (t) t->synth_ms += cz_mono_ms() - t0;
     c->kind->free_part(pctx);
     if (st != CZ_OK) {
         free_synth_obj(s);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/mono_clock.h"
 
 /* Bases of a query that are not the point at infinity. */
 static size_t finite_count(int q, const void *bases, size_t n)
@@ -54,20 +55,13 @@ void cz_prover_zkey_tables_plan(cz_groth16_tables_plan *plan, const cz_snarkjs_z
     cz_groth16_tables_plan_counts(plan, pn, max_bytes, pool);
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 cz_status cz_prover_zkey_tables(cz_groth16_tables **out, const cz_snarkjs_zkey *z, const char *path,
                                 uint64_t max_bytes, const cz_groth16_tables_plan *plan, bool build, cz_pool *pool,
                                 cz_zkey_tables_info *info, cz_errbuf *err)
 {
     *out = NULL;
     memset(info, 0, sizeof *info);
-    double t0 = now_ms();
+    double t0 = cz_mono_ms();
     const void *bases[CZ_GROTH16_NQ];
     size_t n[CZ_GROTH16_NQ];
     cz_snarkjs_zkey_tables_bases(z, bases, n);
@@ -75,7 +69,7 @@ cz_status cz_prover_zkey_tables(cz_groth16_tables **out, const cz_snarkjs_zkey *
     cz_status st = cz__tables_file_map_set(path, bases, n, 0, 0, NULL, false, pool, out, &fe);
     if (st == CZ_OK) {
         info->mapped = true;
-        info->ms = now_ms() - t0;
+        info->ms = cz_mono_ms() - t0;
         return CZ_OK;
     }
     if (st != CZ_ERR_NOT_FOUND) snprintf(info->why, sizeof info->why, "%s", fe.msg);
@@ -93,7 +87,7 @@ cz_status cz_prover_zkey_tables(cz_groth16_tables **out, const cz_snarkjs_zkey *
     }
     if ((st = cz_groth16_tables_build(out, &pl, bases, pool, err)) != CZ_OK) return st;
     if (!*out) { /* nothing pays within max_bytes */
-        info->ms = now_ms() - t0;
+        info->ms = cz_mono_ms() - t0;
         return CZ_OK;
     }
     info->built = true;
@@ -110,6 +104,6 @@ cz_status cz_prover_zkey_tables(cz_groth16_tables **out, const cz_snarkjs_zkey *
     else cz__stage_abort(&s);
     if (st == CZ_OK) info->written = true;
     else snprintf(info->write_error, sizeof info->write_error, "%s", we.msg);
-    info->ms = now_ms() - t0;
+    info->ms = cz_mono_ms() - t0;
     return CZ_OK;
 }
