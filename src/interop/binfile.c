@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -103,7 +104,35 @@ cz_status cz_binfile_section(const cz_binfile *f, uint32_t id, const char *name,
     return CZ_OK;
 }
 
-cz_status cz_map_file(const char *path, const uint8_t **buf, size_t *len, cz_errbuf *err)
+typedef struct {
+    const volatile uint8_t *p;
+    size_t len;
+} populate_ctx;
+
+#define POPULATE_PIECE ((size_t)2 << 20)
+
+static void populate_range(void *arg, size_t lo, size_t hi)
+{
+    const populate_ctx *x = arg;
+    size_t from = lo * POPULATE_PIECE, to = hi * POPULATE_PIECE < x->len ? hi * POPULATE_PIECE : x->len;
+#ifdef MADV_POPULATE_READ
+    if (madvise((void *)(uintptr_t)(x->p + from), to - from, MADV_POPULATE_READ) == 0) return;
+#endif
+    /* a kernel before 5.14: a read fault a page (fault-around maps its
+     * neighbours too) */
+    long pg = sysconf(_SC_PAGESIZE);
+    const size_t step = pg > 0 ? (size_t)pg : 4096;
+    for (size_t o = from; o < to; o += step) (void)x->p[o];
+}
+
+void cz_populate_read(const void *p, size_t len, cz_pool *pool)
+{
+    if (!p || !len) return;
+    populate_ctx x = {p, len};
+    cz_pool_parallel_range(pool, 0, (len + POPULATE_PIECE - 1) / POPULATE_PIECE, 1, populate_range, &x);
+}
+
+cz_status cz_map_file(const char *path, const uint8_t **buf, size_t *len, cz_pool *pool, cz_errbuf *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cz_err(err, CZ_ERR_IO, "%s: %s", path, strerror(errno));
@@ -123,13 +152,16 @@ cz_status cz_map_file(const char *path, const uint8_t **buf, size_t *len, cz_err
         *buf = NULL;
         return CZ_OK;
     }
-    /* MAP_POPULATE: every caller parses the whole file, and populating the
-     * mapping at once costs far less than a fault every few pages (a 2^18
-     * key is 200 MB; faults are dear in a VM: common/big_alloc.h) */
-    void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    /* Every caller parses the whole file, and populating the mapping at
+     * once costs far less than a fault every few pages (a 2^18 key is
+     * 200 MB; faults are dear in a VM: common/big_alloc.h): by the pool's
+     * threads where there are some, else MAP_POPULATE. */
+    const bool par = pool && cz_pool_size(pool) > 0;
+    void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | (par ? 0 : MAP_POPULATE), fd, 0);
     int e = errno;
     close(fd);
     if (m == MAP_FAILED) return cz_err(err, CZ_ERR_IO, "%s: mmap: %s", path, strerror(e));
+    if (par) cz_populate_read(m, *len, pool);
     *buf = m;
     return CZ_OK;
 }

@@ -138,7 +138,7 @@ cz_status cz_snarkjs_r1cs_read(cz_snarkjs_r1cs **out, const char *path, cz_errbu
 {
     const uint8_t *buf;
     size_t len;
-    cz_status st = cz_map_file(path, &buf, &len, err);
+    cz_status st = cz_map_file(path, &buf, &len, NULL, err);
     if (st != CZ_OK) return st;
     st = cz_snarkjs_r1cs_parse(out, buf, len, err);
     cz_unmap_file(buf, len);

@@ -79,7 +79,7 @@ cz_status cz_snarkjs_wtns_read(cz_snarkjs_wtns **out, const char *path, cz_pool 
 {
     const uint8_t *buf;
     size_t len;
-    cz_status st = cz_map_file(path, &buf, &len, err);
+    cz_status st = cz_map_file(path, &buf, &len, pool, err);
     if (st != CZ_OK) return st;
     st = cz_snarkjs_wtns_parse(out, buf, len, pool, err);
     cz_unmap_file(buf, len);

@@ -324,7 +324,7 @@ cz_status cz_snarkjs_zkey_read(cz_snarkjs_zkey **out, const char *path, unsigned
 {
     const uint8_t *buf;
     size_t len;
-    cz_status st = cz_map_file(path, &buf, &len, err);
+    cz_status st = cz_map_file(path, &buf, &len, pool, err);
     if (st != CZ_OK) return st;
     st = cz_snarkjs_zkey_parse(out, buf, len, flags, pool, err);
     if (st == CZ_OK && (*out)->coef_rec) {

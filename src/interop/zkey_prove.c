@@ -141,6 +141,14 @@ cz_status cz_snarkjs_prove_tables(cz_groth16_proof_pts *proof, const cz_snarkjs_
     return st2;
 }
 
+/* The scratch bound of one G1 MSM over n points, with the table set tb
+ * (NULL: the plain MSM). */
+static size_t g1_scratch(size_t n, const cz_msm_g1_tables *tb, cz_pool *pool)
+{
+    return tb ? cz_msm_g1_tables_scratch_size(n, cz_msm_g1_tables_count(tb), cz_msm_g1_tables_bits(tb), pool, NULL)
+              : cz_msm_g1_scratch_size(n, pool, NULL);
+}
+
 static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *z, const cz_groth16_tables *tabs,
                             const cz_fr *w, size_t n, cz_pool *pool, const cz_fr *test_rs,
                             cz_snarkjs_prove_timings *tm, cz_errbuf *err)
@@ -176,6 +184,7 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
     if (logn + 1 > 32) return cz_err(err, CZ_ERR_UNSUPPORTED, "prove: domain 2^%u too large", logn);
     cz_status st = CZ_OK;
     cz_ntt_domain *d = NULL;
+    cz_msm_opts so = {0};
     cz_fr *a = cz_big_alloc_array(dn, sizeof *a), *b = cz_big_alloc_array(dn, sizeof *b),
           *c = cz_big_alloc_array(dn, sizeof *c);
     cz_scalar *ws = cz_big_alloc_array(n ? n : 1, sizeof *ws);
@@ -215,24 +224,45 @@ static cz_status prove_once(cz_groth16_proof_pts *proof, const cz_snarkjs_zkey *
     const cz_msm_g2_tables *tb2 = cz_groth16_tables_g2(tabs);
     const cz_msm_g1_tables *thc[2] = {cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_H),
                                       cz_groth16_tables_g1(tabs, CZ_GROTH16_Q_L)};
+    /* One scratch block for the four MSMs, which run one after another:
+     * each allocating its own maps fresh pages and faults them in again
+     * (a quarter of a shaped-16 process's page faults were the later MSMs
+     * faulting in scratch pages the first one had already written;
+     * BENCHMARKS.md "A .zkey process's fixed costs"). The
+     * block is the largest of their bounds; the pages it makes resident
+     * are the union of those the four write, at most its size (a
+     * one-shot prover has no memory budget to keep; the back-end's
+     * prover shares only between equal layouts for that reason,
+     * groth16/prover.c). Without the block, each MSM allocates its own. */
+    const size_t nch = dn + npriv;
+    size_t s_max = g1_scratch(n, ta, pool), sz;
+    if ((sz = g1_scratch(n, tb1, pool)) > s_max) s_max = sz;
+    for (int k = 0; k < 2; k++)
+        if ((sz = g1_scratch(nch, thc[k], pool)) > s_max) s_max = sz;
+    sz = tb2 ? cz_msm_g2_tables_scratch_size(n, cz_msm_g2_tables_count(tb2), cz_msm_g2_tables_bits(tb2), pool, NULL)
+             : cz_msm_g2_scratch_size(n, pool, NULL);
+    if (sz > s_max) s_max = sz;
+    so.scratch = malloc(s_max);
+    so.scratch_size = s_max;
+    const cz_msm_opts *o = so.scratch ? &so : NULL;
     double c2 = cz_mono_ms();
     tm->quotient_ms = c2 - c1;
-    if ((st = ta ? cz_msm_g1_tables_msm(&pa, ta, ws, pool, NULL) : cz_msm_g1(&pa, z->a, ws, n, pool, NULL)) != CZ_OK)
+    if ((st = ta ? cz_msm_g1_tables_msm(&pa, ta, ws, pool, o) : cz_msm_g1(&pa, z->a, ws, n, pool, o)) != CZ_OK)
         goto msm_failed;
     double c3 = cz_mono_ms();
     tm->msm_a_ms = c3 - c2;
-    if ((st = tb1 ? cz_msm_g1_tables_msm(&pb1, tb1, ws, pool, NULL) : cz_msm_g1(&pb1, z->b1, ws, n, pool, NULL)) !=
+    if ((st = tb1 ? cz_msm_g1_tables_msm(&pb1, tb1, ws, pool, o) : cz_msm_g1(&pb1, z->b1, ws, n, pool, o)) !=
         CZ_OK)
         goto msm_failed;
     double c4 = cz_mono_ms();
     tm->msm_b1_ms = c4 - c3;
-    if ((st = tb2 ? cz_msm_g2_tables_msm(&pb, tb2, ws, pool, NULL) : cz_msm_g2(&pb, z->b2, ws, n, pool, NULL)) !=
+    if ((st = tb2 ? cz_msm_g2_tables_msm(&pb, tb2, ws, pool, o) : cz_msm_g2(&pb, z->b2, ws, n, pool, o)) !=
         CZ_OK)
         goto msm_failed;
     double c5 = cz_mono_ms();
     tm->msm_b2_ms = c5 - c4;
-    if ((st = thc[0] || thc[1] ? cz_msm_g1_tables_concat(&pc, ch, thc, 2, pool, NULL)
-                               : cz_msm_g1_concat(&pc, ch, 2, pool, NULL)) != CZ_OK)
+    if ((st = thc[0] || thc[1] ? cz_msm_g1_tables_concat(&pc, ch, thc, 2, pool, o)
+                               : cz_msm_g1_concat(&pc, ch, 2, pool, o)) != CZ_OK)
         goto msm_failed;
     double c6 = cz_mono_ms();
     tm->msm_ch_ms = c6 - c5;
@@ -334,6 +364,7 @@ msm_failed:
 done:
     if (st != CZ_OK) memset(proof, 0, sizeof *proof); /* nothing half-made leaves */
     cz_ntt_domain_free(d);
+    free(so.scratch);
     free(a);
     free(b);
     free(c);

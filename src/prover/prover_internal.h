@@ -159,6 +159,7 @@ typedef struct {
     uint64_t off[CZ_GROTH16_NQ]; /* file offset of each query's points */
     uint64_t a_off, b_off;       /* where the tables' bases start in A and in B */
     uint8_t bases_sha[32];       /* digest of the bases the tables were built from */
+    uint32_t chunk;              /* the digests' piece size */
 } cz__tables_file_info;
 /* Checks the header of a table file of len bytes at m against the length
  * and the point sizes of this build (nothing else: no digest, no plan).

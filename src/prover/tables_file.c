@@ -11,7 +11,8 @@
  *     0   "CUZKMSMT"
  *     8   u32 version (1)
  *     12  u32 sizeof(cz_g1_affine) | 16 u32 sizeof(cz_g2_affine)
- *     20  u32 digest chunk bytes (TF_CHUNK)
+ *     20  u32 digest piece bytes: a power of two, 64 KiB..1 GiB (the
+ *         writer's TF_CHUNK, 1 MiB; 16 MiB before)
  *     24  u64 total length
  *     32  u64 a_off | 40 u64 b_off (the circuit's input count and B-dense
  *         input count: where the tables' bases start in A and B)
@@ -23,9 +24,9 @@
  *     B_G2), the queries in order, back to back
  *   file digest (32)
  * Both digests are chunked SHA-256: SHA-256 of the concatenated SHA-256s
- * of consecutive TF_CHUNK-byte pieces of the bytes covered (the pool hashes
- * the pieces in parallel; 221 MB take ~60 ms on two threads where one
- * SHA-256 pass takes ~125 ms). The bases digest covers the bases of every
+ * of consecutive pieces of the bytes covered, of the size the header
+ * records (the pool hashes the pieces in parallel; 221 MB take ~60 ms on
+ * two threads where one SHA-256 pass takes ~125 ms). The bases digest covers the bases of every
  * query that has tables, in query order; the file digest covers every
  * byte before it.
  *
@@ -51,11 +52,20 @@
 
 #include "cuzk/msm.h"
 #include "cuzk/threadpool.h"
+#include "interop/binfile.h"
 
 #define TF_MAGIC "CUZKMSMT"
 #define TF_VERSION 1u
 #define TF_HEADER 4096u
-#define TF_CHUNK (16u << 20)
+/* The digests' piece size that the writer uses: small enough that a
+ * small key's bases (shaped-16's 38 MB) split evenly over the threads
+ * (16 MiB pieces gave two of three to one thread: ~13 ms of a 490 ms
+ * process where 8 would do), large enough that a 2^27 key's file has
+ * only thousands. The reader takes the size the file records, so a file
+ * written with other pieces (16 MiB before) stays valid. */
+#define TF_CHUNK (1u << 20)
+#define TF_CHUNK_MIN (64u << 10)
+#define TF_CHUNK_MAX (1u << 30)
 #define TF_Q0 48u       /* the first query's record */
 #define TF_QREC 16u     /* bytes of a query record */
 #define TF_BASES 128u   /* the bases digest, after the five query records */
@@ -74,6 +84,7 @@ typedef struct {
 typedef struct {
     const span *sp;
     size_t nsp;
+    size_t chunk;
     size_t total;
     uint8_t *digests; /* 32 per chunk */
     int failed;
@@ -88,7 +99,7 @@ static void chunk_range(void *arg, size_t lo, size_t hi)
         return;
     }
     for (size_t k = lo; k < hi; k++) {
-        size_t from = k * (size_t)TF_CHUNK, to = from + TF_CHUNK < j->total ? from + TF_CHUNK : j->total;
+        size_t from = k * j->chunk, to = from + j->chunk < j->total ? from + j->chunk : j->total;
         EVP_DigestInit_ex(c, EVP_sha256(), NULL);
         /* the spans that meet [from, to) */
         size_t at = 0;
@@ -102,11 +113,12 @@ static void chunk_range(void *arg, size_t lo, size_t hi)
     EVP_MD_CTX_free(c);
 }
 
-static cz_status chunked_digest(const span *sp, size_t nsp, cz_pool *pool, uint8_t out[32], cz_errbuf *err)
+static cz_status chunked_digest(const span *sp, size_t nsp, uint32_t chunk, cz_pool *pool, uint8_t out[32],
+                                cz_errbuf *err)
 {
-    chunk_job j = {sp, nsp, 0, NULL, 0};
+    chunk_job j = {sp, nsp, chunk, 0, NULL, 0};
     for (size_t s = 0; s < nsp; s++) j.total += sp[s].n;
-    size_t nchunks = (j.total + TF_CHUNK - 1) / TF_CHUNK;
+    size_t nchunks = (j.total + chunk - 1) / chunk;
     j.digests = malloc(nchunks ? 32 * nchunks : 1);
     if (!j.digests) return cz_err(err, CZ_ERR_NOMEM, "out of memory");
     cz_pool_parallel_range(pool, 0, nchunks, 1, chunk_range, &j);
@@ -118,16 +130,18 @@ static cz_status chunked_digest(const span *sp, size_t nsp, cz_pool *pool, uint8
 
 /* The digest of the bases that the plan's tables are over. */
 static cz_status bases_digest(const void *const bases[CZ_GROTH16_NQ], const cz_groth16_tables_plan *plan,
-                              cz_pool *pool, uint8_t out[32], cz_errbuf *err)
+                              uint32_t chunk, cz_pool *pool, uint8_t out[32], cz_errbuf *err)
 {
     span sp[CZ_GROTH16_NQ];
     size_t n = 0;
     for (int q = 0; q < CZ_GROTH16_NQ; q++)
         if (plan->t[q]) sp[n++] = (span){bases[q], plan->n[q] * point_bytes(q)};
-    return chunked_digest(sp, n, pool, out, err);
+    return chunked_digest(sp, n, chunk, pool, out, err);
 }
 
 /* ---- the header ------------------------------------------------------------------ */
+
+static bool chunk_ok(uint32_t c) { return c >= TF_CHUNK_MIN && c <= TF_CHUNK_MAX && !(c & (c - 1)); }
 
 static void put32(uint8_t *h, size_t at, uint32_t v) { memcpy(h + at, &v, 4); }
 static void put64(uint8_t *h, size_t at, uint64_t v) { memcpy(h + at, &v, 8); }
@@ -157,8 +171,10 @@ cz_status cz__tables_file_parse(const uint8_t *m, size_t len, cz__tables_file_in
     if (get32(m, 12) != sizeof(cz_g1_affine) || get32(m, 16) != sizeof(cz_g2_affine))
         return cz_err(err, CZ_ERR_FORMAT, "points of %u and %u bytes, this build's are %zu and %zu", get32(m, 12),
                       get32(m, 16), sizeof(cz_g1_affine), sizeof(cz_g2_affine));
-    if (get32(m, 20) != TF_CHUNK)
-        return cz_err(err, CZ_ERR_FORMAT, "digest chunks of %u bytes, expected %u", get32(m, 20), TF_CHUNK);
+    fi->chunk = get32(m, 20);
+    if (!chunk_ok(fi->chunk))
+        return cz_err(err, CZ_ERR_FORMAT, "digest chunks of %u bytes, expected a power of two from %u to %u",
+                      fi->chunk, TF_CHUNK_MIN, TF_CHUNK_MAX);
     uint64_t total = get64(m, 24);
     if (total != len)
         return cz_err(err, CZ_ERR_TRUNCATED, "%zu bytes, the header says %llu", len, (unsigned long long)total);
@@ -202,7 +218,9 @@ cz_status cz__tables_file_digest_ok(const uint8_t *m, size_t len, cz_pool *pool,
 {
     uint8_t d[32];
     span sp = {m, len - 32};
-    cz_status st = chunked_digest(&sp, 1, pool, d, err);
+    const uint32_t chunk = get32(m, 20);
+    if (!chunk_ok(chunk)) return cz_err(err, CZ_ERR_FORMAT, "digest chunks of %u bytes", chunk);
+    cz_status st = chunked_digest(&sp, 1, chunk, pool, d, err);
     if (st != CZ_OK) return st;
     if (memcmp(d, m + len - 32, 32)) return cz_err(err, CZ_ERR_FORMAT, "digest mismatch (a corrupt file)");
     return CZ_OK;
@@ -241,8 +259,8 @@ cz_status cz__tables_file_write_set(const char *path, const cz_groth16_tables *t
     put64(h, 32, a_off);
     put64(h, 40, b_off);
     uint8_t d[32];
-    cz_status st = bases_digest(bases, &plan, pool, h + TF_BASES, err);
-    if (st == CZ_OK) st = chunked_digest(sp, nsp, pool, d, err);
+    cz_status st = bases_digest(bases, &plan, TF_CHUNK, pool, h + TF_BASES, err);
+    if (st == CZ_OK) st = chunked_digest(sp, nsp, TF_CHUNK, pool, d, err);
     if (st != CZ_OK) {
         free(h);
         return st;
@@ -298,12 +316,15 @@ static cz_status map_checked(const char *path, const void *const bases[CZ_GROTH1
         close(fd);
         return cz_err(err, CZ_ERR_TRUNCATED, "%s: %zu bytes, shorter than a header and a digest", path, len);
     }
-    /* MAP_POPULATE: the digests read every page anyway (and the MSMs do
-     * without them), and the kernel maps them in large steps instead of
-     * one fault each */
-    uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+    /* Populated at once: the digests read every page anyway (and the MSMs
+     * do without them), and mapping them in large steps costs far less
+     * than a fault each; by the pool's threads side by side where there
+     * are some (cz_populate_read), else MAP_POPULATE. */
+    const bool par = pool && cz_pool_size(pool) > 0;
+    uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED | (par ? 0 : MAP_POPULATE), fd, 0);
     close(fd);
     if (m == MAP_FAILED) return cz_err(err, CZ_ERR_IO, "%s: mmap: %s", path, strerror(errno));
+    if (par) cz_populate_read(m, len, pool);
     cz_errbuf e2 = {{0}};
     cz_status st = cz__tables_file_parse(m, len, fi, &e2);
     if (st != CZ_OK) {
@@ -331,7 +352,7 @@ static cz_status map_checked(const char *path, const void *const bases[CZ_GROTH1
         }
     }
     uint8_t bd[32];
-    if ((st = bases_digest(bases, &fi->plan, pool, bd, err)) != CZ_OK) goto fail;
+    if ((st = bases_digest(bases, &fi->plan, fi->chunk, pool, bd, err)) != CZ_OK) goto fail;
     if (memcmp(bd, fi->bases_sha, 32)) {
         st = cz_err(err, CZ_ERR_MISMATCH, "%s: built from other bases (the parameters changed)", path);
         goto fail;

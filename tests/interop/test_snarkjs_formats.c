@@ -6,6 +6,9 @@
  */
 #include "testutil.h"
 #include "cuzk/snarkjs.h"
+#include "interop/binfile.h"
+#include <stdint.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,6 +552,71 @@ static void wtns_parallel_decode(void **state)
     free(v);
 }
 
+/* Resident bytes of the mapping that starts at p (/proc/self/smaps), or
+ * -1 where it is not found. */
+static long long mapping_rss(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    bool in = false;
+    long long rss = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') && line[0] != ' ') {
+            in = lo == (unsigned long)(uintptr_t)p;
+            continue;
+        }
+        long long kb;
+        if (in && sscanf(line, "Rss: %lld kB", &kb) == 1) {
+            rss = kb * 1024;
+            break;
+        }
+    }
+    fclose(f);
+    return rss;
+}
+
+/* cz_map_file maps the whole file, every page resident on return, with
+ * and without a pool; cz_populate_read makes a fresh mapping resident. */
+static void map_file_populated(void **state)
+{
+    (void)state;
+    const size_t len = ((size_t)5 << 20) + 12345; /* two whole 2 MiB pieces and a ragged one */
+    uint8_t *want = malloc(len);
+    assert_non_null(want);
+    for (size_t i = 0; i < len; i++) want[i] = (uint8_t)(i * 2654435761u >> 13);
+    char path[] = "/tmp/cz_map_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, want, len) == (ssize_t)len);
+    const long pg = sysconf(_SC_PAGESIZE);
+    const long long whole = (long long)((len + (size_t)pg - 1) / (size_t)pg * (size_t)pg);
+    cz_pool *pool;
+    assert_int_equal(cz_pool_create(&pool, 2, "t-map"), CZ_OK);
+    for (int k = 0; k < 2; k++) {
+        const uint8_t *m;
+        size_t ml;
+        cz_errbuf e = {{0}};
+        assert_int_equal(cz_map_file(path, &m, &ml, k ? pool : NULL, &e), CZ_OK);
+        assert_int_equal(ml, len);
+        assert_int_equal(mapping_rss(m), whole);
+        assert_memory_equal(m, want, len);
+        cz_unmap_file(m, ml);
+    }
+    /* a mapping made without MAP_POPULATE: nothing resident until asked */
+    void *raw = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    assert_true(raw != MAP_FAILED);
+    assert_int_equal(mapping_rss(raw), 0);
+    cz_populate_read(raw, len, pool);
+    assert_int_equal(mapping_rss(raw), whole);
+    munmap(raw, len);
+    close(fd);
+    unlink(path);
+    cz_pool_destroy(pool);
+    free(want);
+}
+
 /* A key read with CZ_SNARKJS_COEF_RECORDS evaluates a, b, c exactly as
  * one whose coefficients were decoded, the pool's split included, and
  * writes the same file back. The fixture's terms are all ±1 (circom), so
@@ -642,7 +710,7 @@ int main(void)
         cmocka_unit_test(r1cs_and_witness_agree), cmocka_unit_test(zkey_matches_vk_and_public),
         cmocka_unit_test(truncations_refused),    cmocka_unit_test(corruptions_refused),
         cmocka_unit_test(json_refusals),          cmocka_unit_test(vk_identity_ic),
-        cmocka_unit_test(wtns_parallel_decode),
+        cmocka_unit_test(wtns_parallel_decode),   cmocka_unit_test(map_file_populated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

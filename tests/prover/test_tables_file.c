@@ -1,7 +1,8 @@
 /*
  * MSM table files (src/prover/tables_file.c): a written file maps back to
  * the very points that were built, and the proof made with them is
- * byte-identical for fixed r, s; every way a file can be wrong (a flipped
+ * byte-identical for fixed r, s; a file whose digests use other pieces
+ * (their size is the header's) maps back too; every way a file can be wrong (a flipped
  * byte anywhere, a short file, another plan, other bases, a missing file)
  * is refused with an error naming it, and leaves the parameters as they
  * were.
@@ -14,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <openssl/sha.h>
 
 #include "cuzk/circuits.h"
 #include "groth16/groth16_internal.h"
@@ -182,6 +185,80 @@ static void refuses_a_flipped_byte(void **state)
     unlink(f);
 }
 
+/* The format's chunked digest, written here from its description (the
+ * SHA-256 of the concatenated SHA-256s of consecutive `chunk`-byte pieces
+ * of the spans' bytes), independently of tables_file.c. */
+static void chunked_sha256(const uint8_t *const *p, const size_t *n, size_t nsp, size_t chunk, uint8_t out[32])
+{
+    size_t total = 0;
+    for (size_t s = 0; s < nsp; s++) total += n[s];
+    uint8_t *joined = malloc(total ? total : 1), *digests = malloc(32 * (total / chunk + 1));
+    assert_non_null(joined);
+    assert_non_null(digests);
+    for (size_t s = 0, at = 0; s < nsp; at += n[s], s++) memcpy(joined + at, p[s], n[s]);
+    size_t k = 0;
+    for (size_t from = 0; from < total; from += chunk, k++)
+        SHA256(joined + from, total - from < chunk ? total - from : chunk, digests + 32 * k);
+    SHA256(digests, 32 * k, out);
+    free(joined);
+    free(digests);
+}
+
+/* A file whose digests use another piece size (as an earlier writer's
+ * 16 MiB ones did) maps back as long as the size is a power of two from
+ * 64 KiB to 1 GiB: the reader takes the size the header records. The
+ * file is rewritten here with both digests made for that size. */
+static void accepts_other_digest_pieces(void **state)
+{
+    (void)state;
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    uint8_t *b = malloc((size_t)len);
+    assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    const void *qb[CZ_GROTH16_NQ];
+    cz_groth16_params_tables_bases(P, pce, qb);
+    const uint8_t *bp[CZ_GROTH16_NQ];
+    size_t bn[CZ_GROTH16_NQ], nb = 0;
+    for (int q = 0; q < CZ_GROTH16_NQ; q++) {
+        if (!plan.t[q]) continue;
+        bp[nb] = qb[q];
+        bn[nb++] = plan.n[q] * (q == CZ_GROTH16_Q_B_G2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine));
+    }
+    char g[160];
+    snprintf(g, sizeof g, "%s/pieces.tables", dir);
+    const uint32_t sizes[] = {64u << 10, 16u << 20, 1u << 30};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        memcpy(b + 20, &sizes[i], 4);
+        chunked_sha256(bp, bn, nb, sizes[i], b + 128);
+        const uint8_t *whole = b;
+        const size_t wn = (size_t)len - 32;
+        chunked_sha256(&whole, &wn, 1, sizes[i], b + len - 32);
+        f = fopen(g, "wb");
+        assert_int_equal(fwrite(b, 1, (size_t)len, f), (size_t)len);
+        fclose(f);
+        map_expect(g, &plan, CZ_OK, NULL);
+        uint8_t proof[CZ_GROTH16_PROOF_BYTES];
+        prove(P, proof);
+        assert_memory_equal(proof, proof_built, sizeof proof);
+        drop_tables();
+    }
+    /* sizes outside the rule are refused by name, digests or not */
+    const uint32_t bad[] = {(1u << 20) + 4096, 32u << 10, 2u << 30, 0};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        memcpy(b + 20, &bad[i], 4);
+        f = fopen(g, "wb");
+        assert_int_equal(fwrite(b, 1, (size_t)len, f), (size_t)len);
+        fclose(f);
+        map_expect(g, &plan, CZ_ERR_FORMAT, "digest chunks of");
+    }
+    unlink(g);
+    free(b);
+}
+
 static void refuses_a_short_file(void **state)
 {
     (void)state;
@@ -229,6 +306,7 @@ int main(void)
         cmocka_unit_test(maps_back_what_was_built),
         cmocka_unit_test(refuses_a_flipped_byte),
         cmocka_unit_test(refuses_a_short_file),
+        cmocka_unit_test(accepts_other_digest_pieces),
         cmocka_unit_test(refuses_another_plan),
         cmocka_unit_test(refuses_other_bases),
     };
