@@ -107,6 +107,12 @@ typedef struct {
      * the buffer given to cz_snarkjs_zkey_parse (which must then outlive the
      * key) or into the file mapping that cz_snarkjs_zkey_read keeps. */
     const uint8_t *coef_rec;
+    /* Set by the parser: the terms of each (matrix, constraint) lie
+     * together in §4, as snarkjs writes them (constraint by constraint)
+     * and cuzk does (row by row, A's then B's), so that the evaluation of
+     * a, b can give each thread a range of terms of its own instead of
+     * every thread scanning them all for its rows. false is always safe. */
+    bool coef_grouped;
     const uint8_t *map_;  /* private: the mapping cz_snarkjs_zkey_free unmaps */
     size_t map_len_;
     cz_g1_affine *a;      /* §5, n_vars */

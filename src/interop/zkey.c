@@ -3,6 +3,7 @@
 #include "binfile.h"
 #include "cuzk/snarkjs.h"
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,14 +181,27 @@ static cz_status coef_read(cz_zkey_coef *c, const uint8_t *rec, const cz_snarkjs
 typedef struct {
     cz_snarkjs_zkey *z;
     const uint8_t *in;
+    _Atomic uint64_t *runs; /* a bit per (matrix, constraint): a run of its terms began */
+    atomic_bool scattered;  /* some (matrix, constraint) has terms in two runs */
 } coef_ctx;
 
 static bool coef_ok(void *arg, size_t i)
 {
     coef_ctx *x = arg;
-    cz_zkey_coef scratch; /* records (CZ_SNARKJS_COEF_RECORDS): checked only */
-    bool dec = x->z->coefs != NULL;
-    return coef_read(dec ? &x->z->coefs[i] : &scratch, x->in + 44 * i, x->z, dec) == CZ_OK;
+    cz_zkey_coef scratch, *c = x->z->coefs ? &x->z->coefs[i] : &scratch; /* records: checked only */
+    const uint8_t *rec = x->in + 44 * i;
+    if (coef_read(c, rec, x->z, x->z->coefs != NULL) != CZ_OK) return false;
+    /* A run of one (matrix, constraint)'s terms starts here: record its
+     * key once; a key seen starting twice has its terms apart. The
+     * previous record is read from the file's bytes (another thread may
+     * be decoding it). */
+    if (x->runs && (i == 0 || memcmp(rec - 44, rec, 8) != 0)) {
+        const uint64_t bit = (uint64_t)c->matrix * x->z->domain_size + c->constraint;
+        const uint64_t m = (uint64_t)1 << (bit % 64);
+        if (atomic_fetch_or_explicit(&x->runs[bit / 64], m, memory_order_relaxed) & m)
+            atomic_store_explicit(&x->scattered, true, memory_order_relaxed);
+    }
+    return true;
 }
 
 static cz_status header_point_g1(cz_g1_affine *p, cz_rd *rd, const char *name, cz_errbuf *err)
@@ -283,8 +297,12 @@ cz_status cz_snarkjs_zkey_parse(cz_snarkjs_zkey **out, const uint8_t *buf, size_
         st = cz_err(err, CZ_ERR_NOMEM, "zkey: out of memory for %u coefficients", ncoef);
         goto fail;
     }
-    coef_ctx cc = {z, rd.p};
+    /* whether each (matrix, constraint)'s terms lie together
+     * (z->coef_grouped); without the memory for the bits, taken as not */
+    coef_ctx cc = {z, rd.p, calloc(((uint64_t)2 * z->domain_size + 63) / 64, sizeof(uint64_t)), false};
     size_t bad = cz_bin_first_failing(pool, ncoef, 4096, coef_ok, &cc);
+    z->coef_grouped = cc.runs && !atomic_load(&cc.scattered);
+    free(cc.runs);
     if (bad != SIZE_MAX) {
         cz_zkey_coef one, *c = &one;
         if (coef_read(c, cc.in + 44 * bad, z, false) == CZ_ERR_NOT_CANONICAL)

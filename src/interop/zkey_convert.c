@@ -193,14 +193,18 @@ fail2:
 }
 
 /* The §4 terms scatter to rows j = K·constraint mod dn, a permutation that
- * sends consecutive constraints far apart, so they run split by row range
- * rather than by term: part p scans every term and applies those of its
- * rows (the scan is ~48 bytes a term; the product and the row's cache miss
- * are the cost, and those are shared out). Each row sums its terms in file
- * order whatever the split. A coefficient of 1 or -1 adds or subtracts the
- * witness value without the product (the same field element): circom's
- * bit and SHA-256 constraints are mostly such terms (84 % of shaped-18's
- * 1.29 M; 4 % of the Poseidon preset's). */
+ * sends consecutive constraints far apart. Where each (matrix,
+ * constraint)'s terms lie together (z->coef_grouped: keys as snarkjs and
+ * cuzk write them), part p takes the p-th range of terms, its ends moved
+ * to the next change of key, so that no row of a or b is written by two
+ * parts: the terms are read once in all. Otherwise part p scans every
+ * term and applies those of its rows (the scan is ~48 bytes a term; on
+ * T threads it is read T times). Either way each row sums its terms in
+ * file order. A coefficient of 1 or -1 adds or subtracts the witness
+ * value without the product (the same field element): circom's bit and
+ * SHA-256 constraints are mostly such terms (84 % of shaped-18's 1.29 M;
+ * 4 % of the Poseidon preset's). c = a∘b follows, by rows, once every
+ * part is done. */
 typedef struct {
     const cz_snarkjs_zkey *z;
     const cz_fr *w;
@@ -212,14 +216,15 @@ typedef struct {
     cz_fr s_one, s_minus_one; /* records: the stored forms (c·R^2) of 1 and -1 */
 } abc_ctx;
 
-/* The same sums from the §4 records (CZ_SNARKJS_COEF_RECORDS): a stored
- * value s = c·R^2 times the plain witness value v through the Montgomery
- * product is c·R^2·v·R^-1 = (c·v)·R, cuzk's form of c·v: one product a
- * term, as from a decoded coefficient, with no decoding pass. */
-static void abc_part_rec(const abc_ctx *x, size_t lo, size_t hi)
+/* The same sums from the §4 records (CZ_SNARKJS_COEF_RECORDS), terms
+ * [i0, i1), rows [lo, hi): a stored value s = c·R^2 times the plain
+ * witness value v through the Montgomery product is c·R^2·v·R^-1 =
+ * (c·v)·R, cuzk's form of c·v: one product a term, as from a decoded
+ * coefficient, with no decoding pass. */
+static void abc_terms_rec(const abc_ctx *x, size_t i0, size_t i1, size_t lo, size_t hi)
 {
-    const uint8_t *p = x->z->coef_rec;
-    for (size_t i = 0; i < x->z->n_coefs; i++, p += 44) {
+    const uint8_t *p = x->z->coef_rec + 44 * i0;
+    for (size_t i = i0; i < i1; i++, p += 44) {
         uint32_t f[3];
         memcpy(f, p, sizeof f); /* matrix, constraint, signal: checked at parse */
         size_t j = (size_t)((x->K * f[1]) & x->mask);
@@ -239,10 +244,10 @@ static void abc_part_rec(const abc_ctx *x, size_t lo, size_t hi)
     }
 }
 
-/* The sums from decoded coefficients. */
-static void abc_part_dec(const abc_ctx *x, size_t lo, size_t hi)
+/* The sums from decoded coefficients, terms [i0, i1), rows [lo, hi). */
+static void abc_terms_dec(const abc_ctx *x, size_t i0, size_t i1, size_t lo, size_t hi)
 {
-    for (size_t i = 0; i < x->z->n_coefs; i++) {
+    for (size_t i = i0; i < i1; i++) {
         const cz_zkey_coef *k = &x->z->coefs[i];
         size_t j = (size_t)((x->K * k->constraint) & x->mask);
         if (j < lo || j >= hi) continue;
@@ -259,12 +264,48 @@ static void abc_part_dec(const abc_ctx *x, size_t lo, size_t hi)
     }
 }
 
+/* The (matrix, constraint) of term i, as one comparable value. */
+static uint64_t term_key(const cz_snarkjs_zkey *z, size_t i)
+{
+    if (z->coef_rec) {
+        uint32_t f[2];
+        memcpy(f, z->coef_rec + 44 * i, sizeof f);
+        return (uint64_t)f[0] << 32 | f[1];
+    }
+    return (uint64_t)z->coefs[i].matrix << 32 | z->coefs[i].constraint;
+}
+
+/* Where part p's terms begin (grouped keys): at n·p/nparts, moved on to
+ * the first term whose key differs from the one before it. */
+static size_t terms_start(const cz_snarkjs_zkey *z, size_t p, size_t nparts)
+{
+    const size_t n = z->n_coefs;
+    if (p >= nparts) return n;
+    size_t i = (size_t)((unsigned __int128)n * p / nparts);
+    while (i > 0 && i < n && term_key(z, i) == term_key(z, i - 1)) i++;
+    return i;
+}
+
 static void abc_part(void *arg, size_t part)
 {
     const abc_ctx *x = arg;
+    const size_t dn = x->z->domain_size;
+    size_t i0 = 0, i1 = x->z->n_coefs, lo = 0, hi = dn;
+    if (x->z->coef_grouped) {
+        i0 = terms_start(x->z, part, x->nparts);
+        i1 = terms_start(x->z, part + 1, x->nparts);
+    } else {
+        lo = dn * part / x->nparts;
+        hi = dn * (part + 1) / x->nparts;
+    }
+    if (x->z->coef_rec) abc_terms_rec(x, i0, i1, lo, hi);
+    else abc_terms_dec(x, i0, i1, lo, hi);
+}
+
+static void c_part(void *arg, size_t part)
+{
+    const abc_ctx *x = arg;
     const size_t dn = x->z->domain_size, lo = dn * part / x->nparts, hi = dn * (part + 1) / x->nparts;
-    if (x->z->coef_rec) abc_part_rec(x, lo, hi);
-    else abc_part_dec(x, lo, hi);
     for (size_t j = lo; j < hi; j++) cz_fr_mul(&x->c[j], &x->a[j], &x->b[j]);
 }
 
@@ -286,6 +327,7 @@ cz_status cz__snarkjs_eval_abc_raw(const cz_snarkjs_zkey *z, const cz_fr *w, con
         return cz_err(err, CZ_ERR_INTERNAL, "eval_abc: constants");
     if (x.nparts > dn) x.nparts = dn;
     cz_pool_parallel_for(pool, x.nparts, abc_part, &x);
+    cz_pool_parallel_for(pool, x.nparts, c_part, &x);
     return CZ_OK;
 }
 
