@@ -220,11 +220,7 @@ void cz_binw_end(cz_binwriter *w)
 
 static bool fp_from_mont_le(cz_fp *r, const uint8_t in[48])
 {
-    for (int i = 0; i < 6; i++) {
-        uint64_t v = 0;
-        for (int j = 0; j < 8; j++) v |= (uint64_t)in[8 * i + j] << (8 * j);
-        r->l[i] = v;
-    }
+    for (int i = 0; i < 6; i++) r->l[i] = cz_le64(in + 8 * i);
     /* the stored Montgomery value must itself be reduced */
     for (int i = 5; i >= 0; i--) {
         if (r->l[i] < CZ_FP_MODULUS[i]) return true;

@@ -151,25 +151,18 @@ static cz_status read_g2_array(cz_g2_affine **out, const cz_binfile *f, uint32_t
 }
 
 /* §4 entries, 44 bytes each (u32 matrix, constraint, signal; 32-byte
- * value), decoded in parallel (a 2^20 key has millions). */
-static uint64_t le_u64(const uint8_t *b, int n)
-{
-    uint64_t w = 0;
-    for (int j = 0; j < n; j++) w |= (uint64_t)b[j] << (8 * j);
-    return w;
-}
-
-/* The fields of one record, checked; c->value receives the stored value
- * (c·R^2 mod r, which must be < r) unless decode, then its Montgomery
- * reduction c·R, exactly cuzk's Montgomery form of c. */
+ * value), checked in parallel (a 2^20 key has millions). The fields of
+ * one record, checked; c->value receives the stored value (c·R^2 mod r,
+ * which must be < r) unless decode, then its Montgomery reduction c·R,
+ * exactly cuzk's Montgomery form of c. */
 static cz_status coef_read(cz_zkey_coef *c, const uint8_t *rec, const cz_snarkjs_zkey *z, bool decode)
 {
-    c->matrix = (uint32_t)le_u64(rec, 4);
-    c->constraint = (uint32_t)le_u64(rec + 4, 4);
-    c->signal = (uint32_t)le_u64(rec + 8, 4);
+    c->matrix = cz_le32(rec);
+    c->constraint = cz_le32(rec + 4);
+    c->signal = cz_le32(rec + 8);
     if (c->matrix > 1 || c->constraint >= z->domain_size || c->signal >= z->n_vars) return CZ_ERR_FORMAT;
     cz_fr s;
-    for (int k = 0; k < 4; k++) s.l[k] = le_u64(rec + 12 + 8 * k, 8);
+    for (int k = 0; k < 4; k++) s.l[k] = cz_le64(rec + 12 + 8 * k);
     int k = 3;
     while (k > 0 && s.l[k] == CZ_FR_MODULUS[k]) k--;
     if (s.l[k] >= CZ_FR_MODULUS[k]) return CZ_ERR_NOT_CANONICAL;

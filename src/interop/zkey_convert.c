@@ -281,7 +281,7 @@ static size_t terms_start(const cz_snarkjs_zkey *z, size_t p, size_t nparts)
 {
     const size_t n = z->n_coefs;
     if (p >= nparts) return n;
-    size_t i = (size_t)((unsigned __int128)n * p / nparts);
+    size_t i = (size_t)((uint64_t)n * p / nparts); /* n < 2^32 terms, p <= nparts <= 2^31 rows */
     while (i > 0 && i < n && term_key(z, i) == term_key(z, i - 1)) i++;
     return i;
 }
