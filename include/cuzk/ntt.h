@@ -95,6 +95,14 @@ void cz_quotient_h(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz
  * clobbered. Six transforms of size m, no bit-reversal pass. */
 void cz_quotient_odd_coset(cz_pool *pool, const cz_ntt_domain *d, cz_fr *a, cz_fr *b, cz_fr *c);
 
+/* a[i] = a[i]·b[i] for i < n, the Montgomery product of cz_fr_mul (the
+ * same results, canonical inputs), on the vector kernels the NTT runs
+ * (eight IFMA lanes, or the AVX2 + MULX block where it measured faster;
+ * cz_ntt_simd_enabled) in runs of eight, scalar otherwise and for the
+ * tail. Here because it shares the NTT's kernel choice. a and b must not
+ * overlap unless equal. */
+void cz_fr_pointwise_mul(cz_fr *a, const cz_fr *b, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
  * public twiddles) followed by a scaling.
  */
 #include "cuzk/msm.h"
+#include "cuzk/ntt.h"
 #include "cuzk/snarkjs.h"
 #include "interop_internal.h"
 #include <stdlib.h>
@@ -199,12 +200,11 @@ fail2:
  * to the next change of key, so that no row of a or b is written by two
  * parts: the terms are read once in all. Otherwise part p scans every
  * term and applies those of its rows (the scan is ~48 bytes a term; on
- * T threads it is read T times). Either way each row sums its terms in
- * file order. A coefficient of 1 or -1 adds or subtracts the witness
- * value without the product (the same field element): circom's bit and
- * SHA-256 constraints are mostly such terms (84 % of shaped-18's 1.29 M;
- * 4 % of the Poseidon preset's). c = a∘b follows, by rows, once every
- * part is done. */
+ * T threads it is read T times). A coefficient of 1 or -1 adds or
+ * subtracts the witness value without the product (the same field
+ * element): circom's bit and SHA-256 constraints are mostly such terms
+ * (84 % of shaped-18's 1.29 M; 4 % of the Poseidon preset's). c = a∘b
+ * follows, by rows, once every part is done. */
 typedef struct {
     const cz_snarkjs_zkey *z;
     const cz_fr *w;
@@ -216,6 +216,32 @@ typedef struct {
     cz_fr s_one, s_minus_one; /* records: the stored forms (c·R^2) of 1 and -1 */
 } abc_ctx;
 
+/* The terms whose coefficient is not ±1, gathered ABC_BATCH at a time
+ * so that their products run on the NTT's vector kernels
+ * (cz_fr_pointwise_mul); each row still receives exactly its terms, and
+ * a sum of field elements does not depend on their order. */
+enum { ABC_BATCH = 128 };
+typedef struct {
+    cz_fr v[ABC_BATCH], w[ABC_BATCH];
+    cz_fr *dst[ABC_BATCH];
+    unsigned k;
+} abc_batch;
+
+static void batch_flush(abc_batch *t)
+{
+    cz_fr_pointwise_mul(t->v, t->w, t->k);
+    for (unsigned i = 0; i < t->k; i++) cz_fr_add(t->dst[i], t->dst[i], &t->v[i]);
+    t->k = 0;
+}
+
+static inline void batch_add(abc_batch *t, cz_fr *dst, const cz_fr *v, const cz_fr *w)
+{
+    t->v[t->k] = *v;
+    t->w[t->k] = *w;
+    t->dst[t->k] = dst;
+    if (++t->k == ABC_BATCH) batch_flush(t);
+}
+
 /* The same sums from the §4 records (CZ_SNARKJS_COEF_RECORDS), terms
  * [i0, i1), rows [lo, hi): a stored value s = c·R^2 times the plain
  * witness value v through the Montgomery product is c·R^2·v·R^-1 =
@@ -223,6 +249,8 @@ typedef struct {
  * coefficient, with no decoding pass. */
 static void abc_terms_rec(const abc_ctx *x, size_t i0, size_t i1, size_t lo, size_t hi)
 {
+    abc_batch t;
+    t.k = 0;
     const uint8_t *p = x->z->coef_rec + 44 * i0;
     for (size_t i = i0; i < i1; i++, p += 44) {
         uint32_t f[3];
@@ -236,17 +264,19 @@ static void abc_terms_rec(const abc_ctx *x, size_t i0, size_t i1, size_t lo, siz
         } else if (cz_fr_eq(&v, &x->s_minus_one)) {
             cz_fr_sub(&dst[j], &dst[j], &x->w[f[2]]);
         } else {
-            cz_fr raw, t;
+            cz_fr raw;
             memcpy(raw.l, x->w_raw[f[2]].l, 32);
-            cz_fr_mul(&t, &v, &raw);
-            cz_fr_add(&dst[j], &dst[j], &t);
+            batch_add(&t, &dst[j], &v, &raw);
         }
     }
+    batch_flush(&t);
 }
 
 /* The sums from decoded coefficients, terms [i0, i1), rows [lo, hi). */
 static void abc_terms_dec(const abc_ctx *x, size_t i0, size_t i1, size_t lo, size_t hi)
 {
+    abc_batch t;
+    t.k = 0;
     for (size_t i = i0; i < i1; i++) {
         const cz_zkey_coef *k = &x->z->coefs[i];
         size_t j = (size_t)((x->K * k->constraint) & x->mask);
@@ -257,11 +287,10 @@ static void abc_terms_dec(const abc_ctx *x, size_t i0, size_t i1, size_t lo, siz
         } else if (cz_fr_eq(&k->value, &x->minus_one)) {
             cz_fr_sub(&dst[j], &dst[j], &x->w[k->signal]);
         } else {
-            cz_fr t;
-            cz_fr_mul(&t, &k->value, &x->w[k->signal]);
-            cz_fr_add(&dst[j], &dst[j], &t);
+            batch_add(&t, &dst[j], &k->value, &x->w[k->signal]);
         }
     }
+    batch_flush(&t);
 }
 
 /* The (matrix, constraint) of term i, as one comparable value. */
@@ -306,7 +335,8 @@ static void c_part(void *arg, size_t part)
 {
     const abc_ctx *x = arg;
     const size_t dn = x->z->domain_size, lo = dn * part / x->nparts, hi = dn * (part + 1) / x->nparts;
-    for (size_t j = lo; j < hi; j++) cz_fr_mul(&x->c[j], &x->a[j], &x->b[j]);
+    memcpy(x->c + lo, x->a + lo, (hi - lo) * sizeof *x->c);
+    cz_fr_pointwise_mul(x->c + lo, x->b + lo, hi - lo);
 }
 
 cz_status cz__snarkjs_eval_abc_raw(const cz_snarkjs_zkey *z, const cz_fr *w, const cz_scalar *w_raw, size_t n,

@@ -680,15 +680,20 @@ typedef struct {
     const cz_fr *c; /* ab_sub_range only */
 } ab_ctx;
 
+void cz_fr_pointwise_mul(cz_fr *a, const cz_fr *b, size_t n)
+{
+    size_t m = 0;
+    if (cz__ntt_x8_on) {
+        m = n & ~(size_t)7;
+        cz__ntt_v_mul(a, b, m);
+    }
+    for (size_t i = m; i < n; i++) fmul(&a[i], &a[i], &b[i]);
+}
+
 static void ab_range(void *arg, size_t lo, size_t hi)
 {
     ab_ctx *q = arg;
-    if (cz__ntt_x8_on) {
-        size_t m = (hi - lo) & ~(size_t)7;
-        cz__ntt_v_mul(q->a + lo, q->b + lo, m);
-        lo += m;
-    }
-    for (size_t i = lo; i < hi; i++) fmul(&q->a[i], &q->a[i], &q->b[i]);
+    cz_fr_pointwise_mul(q->a + lo, q->b + lo, hi - lo);
 }
 
 /* Quotient, middle step for one cache block of each of a, b, c: the inner

@@ -479,6 +479,52 @@ static void domain_args(void **state)
  * and the scalar ones give identical arrays for every transform and the
  * quotient (sizes that use every kernel: short
  * rows, one inner block, several outer passes). */
+/* cz_fr_pointwise_mul on whichever kernels the group runs gives
+ * cz_fr_mul's products: every count from 0 to 40 (runs of eight and
+ * tails), then 1,000; random values, 0, 1, r - 1 and a = b. */
+static void pointwise_mul_matches_fr_mul(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    cz_fr *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), *got = malloc(N * sizeof *got),
+          *want = malloc(N * sizeof *want);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(got);
+    assert_non_null(want);
+    for (size_t i = 0; i < N; i++) {
+        cz_rng_fr(&a[i]);
+        cz_rng_fr(&b[i]);
+    }
+    cz_fr rm1 = {{CZ_FR_MODULUS[0] - 1, CZ_FR_MODULUS[1], CZ_FR_MODULUS[2], CZ_FR_MODULUS[3]}};
+    memset(&a[3], 0, sizeof a[3]);
+    a[5] = CZ_FR_ONE;
+    a[9] = b[9] = rm1;
+    b[10] = rm1;
+    b[17] = a[17];
+    for (size_t n = 0; n <= N; n = n < 40 ? n + 1 : N) {
+        for (size_t i = 0; i < n; i++) cz_fr_mul(&want[i], &a[i], &b[i]);
+        memcpy(got, a, n * sizeof *got);
+        cz_fr_pointwise_mul(got, b, n);
+        if (n && memcmp(got, want, n * sizeof *got) != 0) {
+            print_error("pointwise products differ at n = %zu\n", n);
+            fail();
+        }
+        memcpy(got, b, n * sizeof *got); /* a = b: squares */
+        cz_fr_pointwise_mul(got, got, n);
+        for (size_t i = 0; i < n; i++) {
+            cz_fr sq;
+            cz_fr_mul(&sq, &b[i], &b[i]);
+            assert_memory_equal(&got[i], &sq, sizeof sq);
+        }
+        if (n == N) break;
+    }
+    free(a);
+    free(b);
+    free(got);
+    free(want);
+}
+
 static void simd_matches_scalar(void **state)
 {
     (void)state;
@@ -627,7 +673,7 @@ int main(void)
         cmocka_unit_test(spot_large),     cmocka_unit_test(roundtrip_big),
         cmocka_unit_test(quotient_naive), cmocka_unit_test(quotient_odd_coset_naive),
         cmocka_unit_test(quotient_identity),
-        cmocka_unit_test(simd_matches_scalar),
+        cmocka_unit_test(simd_matches_scalar), cmocka_unit_test(pointwise_mul_matches_fr_mul),
     };
     /* every test on the default kernels (AVX-512 IFMA where the CPU has
      * it), then again on the scalar ones */
