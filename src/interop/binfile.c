@@ -154,14 +154,12 @@ cz_status cz_map_file(const char *path, const uint8_t **buf, size_t *len, cz_poo
     }
     /* Every caller parses the whole file, and populating the mapping at
      * once costs far less than a fault every few pages (a 2^18 key is
-     * 200 MB; faults are dear in a VM: common/big_alloc.h): by the pool's
-     * threads where there are some, else MAP_POPULATE. */
-    const bool par = pool && cz_pool_size(pool) > 0;
-    void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | (par ? 0 : MAP_POPULATE), fd, 0);
+     * 200 MB; faults are dear in a VM: common/big_alloc.h). */
+    void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
     if (m == MAP_FAILED) return cz_err(err, CZ_ERR_IO, "%s: mmap: %s", path, strerror(e));
-    if (par) cz_populate_read(m, *len, pool);
+    cz_populate_read(m, *len, pool);
     *buf = m;
     return CZ_OK;
 }

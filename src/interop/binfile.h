@@ -95,14 +95,14 @@ static inline void cz_put_u64(uint8_t *b, uint64_t v)
 }
 
 /* Maps a whole regular file read-only, every page of it resident on
- * return (*buf = NULL for an empty file). The pages are mapped by pool's
- * threads in 2 MiB pieces (cz_populate_read); a NULL pool maps them all
- * in the mmap call (MAP_POPULATE). Undo with cz_unmap_file. */
+ * return (*buf = NULL for an empty file), populated by pool's threads
+ * (cz_populate_read; NULL: the caller's alone). Undo with
+ * cz_unmap_file. */
 cz_status cz_map_file(const char *path, const uint8_t **buf, size_t *len, cz_pool *pool, cz_errbuf *err);
 
 /* Makes the pages of [p, p + len) mapped and resident for reading, p
- * page-aligned (a mapping's start): pool's threads map 2 MiB pieces side
- * by side (MADV_POPULATE_READ, or a read of a byte per page where the
+ * page-aligned (a mapping's start): pool's threads (NULL: the caller)
+ * map 2 MiB pieces side by side (MADV_POPULATE_READ, or a read of a byte per page where the
  * kernel lacks it). Why in parallel: populating a mapping is the kernel's
  * work on one core, ~60 us a MiB of page cache on the development VM, so
  * one core would spend 7 ms on a 266 MB table file and ~50 ms on a 2^20

@@ -316,15 +316,14 @@ static cz_status map_checked(const char *path, const void *const bases[CZ_GROTH1
         close(fd);
         return cz_err(err, CZ_ERR_TRUNCATED, "%s: %zu bytes, shorter than a header and a digest", path, len);
     }
-    /* Populated at once: the digests read every page anyway (and the MSMs
-     * do without them), and mapping them in large steps costs far less
-     * than a fault each; by the pool's threads side by side where there
-     * are some (cz_populate_read), else MAP_POPULATE. */
-    const bool par = pool && cz_pool_size(pool) > 0;
-    uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED | (par ? 0 : MAP_POPULATE), fd, 0);
+    /* Populated at once, by the pool's threads side by side
+     * (cz_populate_read): the digests read every page anyway (and the
+     * MSMs do without them), and mapping them in large steps costs far
+     * less than a fault each. */
+    uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED) return cz_err(err, CZ_ERR_IO, "%s: mmap: %s", path, strerror(errno));
-    if (par) cz_populate_read(m, len, pool);
+    cz_populate_read(m, len, pool);
     cz_errbuf e2 = {{0}};
     cz_status st = cz__tables_file_parse(m, len, fi, &e2);
     if (st != CZ_OK) {

@@ -617,6 +617,19 @@ static void map_file_populated(void **state)
     free(want);
 }
 
+/* A deterministic value < 2^254 < r from the xorshift state *x, written
+ * as a §4 record's 32 value bytes (a stored form c·R^2 other than ±1). */
+static void general_value(uint64_t *x, uint8_t out[32])
+{
+    uint64_t v[4];
+    for (int k = 0; k < 4; k++) {
+        *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+        v[k] = *x;
+    }
+    v[3] &= 0x3fffffffffffffffULL;
+    memcpy(out, v, 32);
+}
+
 /* A key read with CZ_SNARKJS_COEF_RECORDS evaluates a, b, c exactly as
  * one whose coefficients were decoded, the pool's split included, and
  * writes the same file back. The fixture's terms are all ±1 (circom), so
@@ -634,13 +647,7 @@ static void zkey_coef_records_agree(void **state)
     uint64_t x = 0x9e3779b97f4a7c15ULL;
     for (uint32_t i = 0; i < nc; i++) {
         if (i % 4 == 3) continue; /* kept: a ±1 term */
-        uint64_t v[4];
-        for (int k = 0; k < 4; k++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            v[k] = x;
-        }
-        v[3] &= 0x3fffffffffffffffULL; /* < 2^254 < r */
-        memcpy(b + cs4 + 4 + 44 * (size_t)i + 12, v, 32);
+        general_value(&x, b + cs4 + 4 + 44 * (size_t)i + 12);
     }
     cz_snarkjs_wtns *w;
     assert_int_equal(cz_snarkjs_wtns_parse(&w, wb, wlen, NULL, &e), CZ_OK);
@@ -725,13 +732,7 @@ static void abc_grouped_and_scattered_agree(void **state)
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t f[2] = {0, i / 3};
         memcpy(rec + 44 * (size_t)i, f, 8);
-        uint64_t v[4];
-        for (int k = 0; k < 4; k++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            v[k] = x;
-        }
-        v[3] &= 0x3fffffffffffffffULL; /* < r */
-        memcpy(rec + 44 * (size_t)i + 12, v, 32);
+        general_value(&x, rec + 44 * (size_t)i + 12);
     }
     uint8_t *sc = malloc(len);
     assert_non_null(sc);

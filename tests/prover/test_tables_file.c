@@ -132,17 +132,13 @@ static void maps_back_what_was_built(void **state)
  * with mask. */
 static void copy_xor(const char *to, long at, uint8_t mask)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    rewind(f);
-    uint8_t *b = malloc((size_t)len);
-    assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
+    size_t n;
+    uint8_t *b = cz_read_file(path, &n);
+    assert_non_null(b);
+    const long len = (long)n;
     if (at < 0) at += len;
     b[at] ^= mask;
-    f = fopen(to, "wb");
+    FILE *f = fopen(to, "wb");
     assert_int_equal(fwrite(b, 1, (size_t)len, f), (size_t)len);
     fclose(f);
     free(b);
@@ -211,14 +207,11 @@ static void chunked_sha256(const uint8_t *const *p, const size_t *n, size_t nsp,
 static void accepts_other_digest_pieces(void **state)
 {
     (void)state;
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    rewind(f);
-    uint8_t *b = malloc((size_t)len);
-    assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
+    size_t n;
+    uint8_t *b = cz_read_file(path, &n);
+    assert_non_null(b);
+    const long len = (long)n;
+    FILE *f;
     const void *qb[CZ_GROTH16_NQ];
     cz_groth16_params_tables_bases(P, pce, qb);
     const uint8_t *bp[CZ_GROTH16_NQ];
